@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the real peers the integration tests drive (npm and PyPI packages) into the project:
+# node packages under tests/peers/node_modules, Python ones in .venv. Idempotent; run by .ci/run and
+# by a developer once before `cargo test`. Tests that need a peer fail with a message naming this
+# script when it has not been run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Python peers.
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+if [ -s tests/peers/requirements.txt ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check -r tests/peers/requirements.txt
+fi
+
+# Node peers.
+if [ -s tests/peers/package.json ]; then
+  (cd tests/peers && npm install --no-audit --no-fund --loglevel=error)
+fi

@@ -1,0 +1,126 @@
+//! The upstream's tool catalog as data: tool objects exactly as the upstream sent them (unknown
+//! fields and key order kept), plus lookups. Shared by the proxy, search, promote and report.
+//! Must not do I/O except `load_file`.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+/// The full upstream catalog: `tools/list` results concatenated over pages.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    tools: Vec<Value>,
+    by_name: HashMap<String, usize>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogError {
+    #[error("{path}: {message}")]
+    File { path: String, message: String },
+    #[error("not a tools/list result: {0}")]
+    Shape(String),
+}
+
+impl Catalog {
+    /// Builds a catalog from tool objects. A tool without a string `name` is skipped; a repeated
+    /// name keeps the first.
+    pub fn new(tools: Vec<Value>) -> Catalog {
+        let mut kept = Vec::with_capacity(tools.len());
+        let mut by_name = HashMap::with_capacity(tools.len());
+        for t in tools {
+            let Some(name) = t.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            if by_name.contains_key(name) {
+                continue;
+            }
+            by_name.insert(name.to_string(), kept.len());
+            kept.push(t);
+        }
+        Catalog {
+            tools: kept,
+            by_name,
+        }
+    }
+
+    /// Accepts a tools/list result (`{"tools": [...]}`), a JSON-RPC response holding one, or a bare
+    /// array of tools.
+    pub fn from_value(v: Value) -> Result<Catalog, CatalogError> {
+        match v {
+            Value::Array(tools) => Ok(Catalog::new(tools)),
+            Value::Object(mut m) => {
+                if let Some(Value::Array(tools)) = m.remove("tools") {
+                    return Ok(Catalog::new(tools));
+                }
+                if let Some(result) = m.remove("result") {
+                    return Catalog::from_value(result);
+                }
+                Err(CatalogError::Shape("expected a \"tools\" array".into()))
+            }
+            _ => Err(CatalogError::Shape("expected an object or an array".into())),
+        }
+    }
+
+    /// Reads a catalog file (see `from_value` for the accepted shapes).
+    pub fn load_file(path: &Path) -> Result<Catalog, CatalogError> {
+        let err = |message: String| CatalogError::File {
+            path: path.display().to_string(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| err(e.to_string()))?;
+        Catalog::from_value(v).map_err(|e| err(e.to_string()))
+    }
+
+    pub fn tools(&self) -> &[Value] {
+        &self.tools
+    }
+
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.by_name.get(name).map(|&i| &self.tools[i])
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// Tool names in upstream order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+    }
+
+    /// The catalog as a tools/list result.
+    pub fn to_value(&self) -> Value {
+        serde_json::json!({ "tools": self.tools })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn shapes_and_lookup() {
+        let c = Catalog::from_value(json!({"tools": [{"name": "a", "x-vendor": 1}, {"name": "a"}, {"nope": 1}, {"name": "b"}]})).unwrap();
+        assert_eq!(c.names().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(c.get("a").unwrap()["x-vendor"], 1);
+        let c = Catalog::from_value(
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "z"}]}}),
+        )
+        .unwrap();
+        assert!(c.contains("z"));
+        assert!(Catalog::from_value(json!("no")).is_err());
+    }
+}

@@ -1,0 +1,157 @@
+//! Command-line types (clap) and the top-level run: logging to stderr, dispatch, exit codes and
+//! broken pipes handled in one place.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::cmd;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mws",
+    version,
+    about = "An MCP proxy that lists only the tools you actually use",
+    long_about = "mws (mcp-working-set) sits in front of an MCP server and lists only the tools \
+                  this user actually uses, plus search_tools and call_tool for all the others."
+)]
+pub struct Cli {
+    /// Config file (default: $MWS_CONFIG, else ~/.config/mcp-working-set/config.json).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write a commented default config, create the state dir and database, print the paths.
+    Init(InitArgs),
+    /// Run the proxy (Streamable HTTP on 127.0.0.1:4484/mcp, or --stdio).
+    Serve(ServeArgs),
+    /// Read client transcripts into the database, incrementally.
+    Ingest(IngestArgs),
+    /// Ingest, then recompute the working set and print the decision table.
+    Promote(PromoteArgs),
+    /// What is listed and what it saves, usage and search statistics, hit rate.
+    Report(ReportArgs),
+    /// Run search_tools against the live catalog (or --catalog FILE) and print the reply.
+    Search(SearchArgs),
+    /// Check config, database, upstream, transcript roots and port; say how to fix each problem.
+    Doctor(DoctorArgs),
+    /// The built-in demo upstream, speaking MCP over stdio (used by `serve --demo`).
+    #[command(hide = true)]
+    DemoUpstream,
+}
+
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Overwrite an existing config file.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Serve one client over stdin/stdout instead of HTTP.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Run in front of the built-in demo upstream (state in a temp dir unless --state-dir).
+    #[arg(long)]
+    pub demo: bool,
+    /// Override the config's stateDir.
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+    /// Override the config's listen.port (0 picks a free port).
+    #[arg(long)]
+    pub port: Option<u16>,
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PromoteArgs {
+    /// Print the decision table and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print the decisions as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Skip the ingest that runs first.
+    #[arg(long)]
+    pub no_ingest: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Print every figure as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// The window: 24h, 7d, 30d, ...
+    #[arg(long, default_value = "30d")]
+    pub since: String,
+    /// Tokenizer for token counts: o200k (default) or cl100k.
+    #[arg(long, default_value = "o200k")]
+    pub tokenizer: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// Rank a tools/list result saved in this file, offline.
+    #[arg(long, value_name = "FILE")]
+    pub catalog: Option<PathBuf>,
+    /// Print the reply exactly as search_tools returns it.
+    #[arg(long)]
+    pub json: bool,
+    /// Most results to show.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Show the parts of each result's score.
+    #[arg(long)]
+    pub explain: bool,
+    /// The query (words are joined with spaces; empty lists the whole catalog).
+    pub query: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the checks as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses the command line, runs the command and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    init_logging();
+    let result = match cli.command {
+        Command::Init(a) => cmd::init::run(cli.config.as_deref(), a),
+        Command::Serve(a) => cmd::serve::run(cli.config.as_deref(), a),
+        Command::Ingest(a) => cmd::ingest::run(cli.config.as_deref(), a),
+        Command::Promote(a) => cmd::promote::run(cli.config.as_deref(), a),
+        Command::Report(a) => cmd::report::run(cli.config.as_deref(), a),
+        Command::Search(a) => cmd::search::run(cli.config.as_deref(), a),
+        Command::Doctor(a) => cmd::doctor::run(cli.config.as_deref(), a),
+        Command::DemoUpstream => cmd::demo_upstream::run(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => cmd::exit_code_for(&e),
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("MWS_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .try_init();
+}

@@ -1,0 +1,54 @@
+//! The only reader of the wall clock. Everything else takes `now` as a parameter so that it can be
+//! tested with fixed times.
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// The current UTC time.
+pub fn now() -> OffsetDateTime {
+    OffsetDateTime::now_utc()
+}
+
+/// Formats a time the way every timestamp is stored: RFC 3339 UTC with milliseconds,
+/// `2026-11-29T21:58:06.123Z`. Fixed width, so text order is time order in SQL.
+pub fn fmt(t: OffsetDateTime) -> String {
+    let t = t.to_offset(time::UtcOffset::UTC);
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.millisecond()
+    )
+}
+
+/// Parses an RFC 3339 timestamp (any offset, any sub-second precision).
+pub fn parse(s: &str) -> Option<OffsetDateTime> {
+    OffsetDateTime::parse(s, &Rfc3339).ok()
+}
+
+/// Re-formats an RFC 3339 timestamp into the stored form; `None` when it does not parse.
+pub fn normalize(s: &str) -> Option<String> {
+    parse(s).map(fmt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_width_and_normalized() {
+        assert_eq!(
+            normalize("2026-01-02T03:04:05Z").as_deref(),
+            Some("2026-01-02T03:04:05.000Z")
+        );
+        assert_eq!(
+            normalize("2026-01-02T04:04:05.123456+01:00").as_deref(),
+            Some("2026-01-02T03:04:05.123Z")
+        );
+        assert_eq!(normalize("yesterday"), None);
+    }
+}

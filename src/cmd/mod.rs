@@ -1,0 +1,50 @@
+//! One thin file per command: load the config, call into the library, print. Exit codes: 0 ok,
+//! 1 runtime failure, 2 usage or config error.
+
+pub mod demo_upstream;
+pub mod doctor;
+pub mod ingest;
+pub mod init;
+pub mod promote;
+pub mod report;
+pub mod search;
+pub mod serve;
+
+use std::path::Path;
+
+use crate::config::{self, ConfigError, Loaded};
+
+/// A usage error: bad flags or arguments. Exits 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// What a command returns: an exit code, or an error that `exit_code_for` prints and maps.
+pub type CmdResult = anyhow::Result<i32>;
+
+/// Loads the config; its errors exit 2.
+pub fn load_config(flag: Option<&Path>) -> anyhow::Result<Loaded> {
+    Ok(config::load(flag)?)
+}
+
+/// Prints an error on stderr and picks the exit code: 2 for config and usage errors, 0 for a
+/// closed stdout (`mws report | head`), 1 for everything else.
+pub fn exit_code_for(e: &anyhow::Error) -> i32 {
+    if let Some(io) = e.downcast_ref::<std::io::Error>()
+        && io.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        return 0;
+    }
+    eprintln!("mws: {e:#}");
+    if e.downcast_ref::<ConfigError>().is_some() || e.downcast_ref::<UsageError>().is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+/// For commands another issue builds: says so and exits 2.
+pub fn not_built(command: &str) -> CmdResult {
+    eprintln!("mws {command}: not built yet");
+    Ok(2)
+}

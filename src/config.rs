@@ -1,0 +1,313 @@
+//! Config: the JSON file of SPEC §2, its defaults, and where it is found. Errors name the file, the
+//! field and what was expected. Must not do I/O beyond reading the one config file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// Default listen port.
+pub const DEFAULT_PORT: u16 = 4484;
+/// Default name the client registered the proxy under.
+pub const DEFAULT_SERVER_NAME: &str = "toolbox";
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Config {
+    pub upstream: Upstream,
+    pub listen: Listen,
+    pub state_dir: PathBuf,
+    pub server_name: String,
+    pub backend_hints: BTreeMap<String, String>,
+    pub pins: Vec<String>,
+    pub pin_files: Vec<String>,
+    pub promote: Promote,
+    pub transcripts: Vec<TranscriptRoot>,
+    pub timeouts: Timeouts,
+    pub compact_descriptions: bool,
+    pub search_aliases: BTreeMap<String, Vec<String>>,
+}
+
+/// Where the upstream MCP server is: Streamable HTTP or a stdio child.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Upstream {
+    Http(HttpUpstream),
+    Stdio(StdioUpstream),
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct HttpUpstream {
+    pub url: String,
+    /// Header values may hold `${VAR}`, expanded from the environment when the request is made.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StdioUpstream {
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Listen {
+    pub host: String,
+    pub port: u16,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Promote {
+    pub min_sessions: u32,
+    pub min_calls: u32,
+    pub window_days: u32,
+    pub keep_days: u32,
+    pub pin_decay_days: u32,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+pub enum TranscriptKind {
+    #[serde(rename = "claude-code")]
+    ClaudeCode,
+    #[serde(rename = "codex")]
+    Codex,
+}
+
+impl TranscriptKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TranscriptKind::ClaudeCode => "claude-code",
+            TranscriptKind::Codex => "codex",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TranscriptRoot {
+    #[serde(rename = "type")]
+    pub kind: TranscriptKind,
+    pub root: PathBuf,
+    /// Names the upstream had in the client (default: the config's `serverName`).
+    #[serde(default)]
+    pub server_names: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+pub struct Timeouts {
+    pub list_ms: u64,
+    pub call_ms: u64,
+    pub catalog_ttl_ms: u64,
+}
+
+impl Default for Upstream {
+    fn default() -> Self {
+        Upstream::Http(HttpUpstream {
+            url: "http://127.0.0.1:4483/mcp".into(),
+            headers: BTreeMap::new(),
+        })
+    }
+}
+
+impl Default for Listen {
+    fn default() -> Self {
+        Listen {
+            host: "127.0.0.1".into(),
+            port: DEFAULT_PORT,
+        }
+    }
+}
+
+impl Default for Promote {
+    fn default() -> Self {
+        Promote {
+            min_sessions: 2,
+            min_calls: 1,
+            window_days: 30,
+            keep_days: 60,
+            pin_decay_days: 90,
+        }
+    }
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            list_ms: 5_000,
+            call_ms: 120_000,
+            catalog_ttl_ms: 30_000,
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            upstream: Upstream::default(),
+            listen: Listen::default(),
+            state_dir: default_state_dir(),
+            server_name: DEFAULT_SERVER_NAME.into(),
+            backend_hints: BTreeMap::new(),
+            pins: Vec::new(),
+            pin_files: Vec::new(),
+            promote: Promote::default(),
+            transcripts: default_transcripts(),
+            timeouts: Timeouts::default(),
+            compact_descriptions: false,
+            search_aliases: BTreeMap::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Names under which this proxy's calls appear in a transcript root's tool names.
+    pub fn server_names<'a>(&'a self, root: &'a TranscriptRoot) -> Vec<&'a str> {
+        if root.server_names.is_empty() {
+            vec![self.server_name.as_str()]
+        } else {
+            root.server_names.iter().map(String::as_str).collect()
+        }
+    }
+
+    pub fn db_path(&self) -> PathBuf {
+        self.state_dir.join("state.db")
+    }
+    pub fn catalog_path(&self) -> PathBuf {
+        self.state_dir.join("catalog.json")
+    }
+    pub fn working_set_path(&self) -> PathBuf {
+        self.state_dir.join("working-set.json")
+    }
+}
+
+fn env_path(var: &str) -> Option<PathBuf> {
+    std::env::var_os(var)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+fn home() -> PathBuf {
+    env_path("HOME").unwrap_or_else(|| PathBuf::from("/"))
+}
+
+/// `~/.local/state/mcp-working-set`, honouring `$XDG_STATE_HOME`.
+pub fn default_state_dir() -> PathBuf {
+    env_path("XDG_STATE_HOME")
+        .unwrap_or_else(|| home().join(".local/state"))
+        .join("mcp-working-set")
+}
+
+/// `~/.config/mcp-working-set/config.json`, honouring `$XDG_CONFIG_HOME`.
+pub fn default_config_path() -> PathBuf {
+    env_path("XDG_CONFIG_HOME")
+        .unwrap_or_else(|| home().join(".config"))
+        .join("mcp-working-set/config.json")
+}
+
+/// The Claude Code and Codex transcript roots, honouring `$CLAUDE_CONFIG_DIR` and `$CODEX_HOME`.
+pub fn default_transcripts() -> Vec<TranscriptRoot> {
+    let claude = env_path("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home().join(".claude"));
+    let codex = env_path("CODEX_HOME").unwrap_or_else(|| home().join(".codex"));
+    vec![
+        TranscriptRoot {
+            kind: TranscriptKind::ClaudeCode,
+            root: claude.join("projects"),
+            server_names: Vec::new(),
+        },
+        TranscriptRoot {
+            kind: TranscriptKind::Codex,
+            root: codex.join("sessions"),
+            server_names: Vec::new(),
+        },
+    ]
+}
+
+/// Expands a leading `~` to `$HOME`.
+pub fn expand_tilde(p: &Path) -> PathBuf {
+    match p.strip_prefix("~") {
+        Ok(rest) => home().join(rest),
+        Err(_) => p.to_path_buf(),
+    }
+}
+
+/// The config path in force: `--config`, else `$MWS_CONFIG`, else the XDG default.
+pub fn resolve_path(flag: Option<&Path>) -> PathBuf {
+    flag.map(Path::to_path_buf)
+        .or_else(|| env_path("MWS_CONFIG"))
+        .unwrap_or_else(default_config_path)
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// A loaded config and the file it came from (`None` for all-defaults when no file exists).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub config: Config,
+    pub path: PathBuf,
+    pub found: bool,
+}
+
+/// Loads the config at `resolve_path(flag)`; a missing file means all defaults.
+pub fn load(flag: Option<&Path>) -> Result<Loaded, ConfigError> {
+    let path = resolve_path(flag);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let mut config = Config::default();
+            finish(&mut config);
+            return Ok(Loaded {
+                config,
+                path,
+                found: false,
+            });
+        }
+        Err(source) => return Err(ConfigError::Read { path, source }),
+    };
+    let mut config = parse(&text).map_err(|message| ConfigError::Invalid {
+        path: path.clone(),
+        message,
+    })?;
+    finish(&mut config);
+    Ok(Loaded {
+        config,
+        path,
+        found: true,
+    })
+}
+
+/// Parses config text. The error message names the field and what was expected.
+pub fn parse(text: &str) -> Result<Config, String> {
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
+/// Expands `~` in every path field.
+fn finish(config: &mut Config) {
+    config.state_dir = expand_tilde(&config.state_dir);
+    for t in &mut config.transcripts {
+        t.root = expand_tilde(&t.root);
+    }
+    if let Upstream::Stdio(s) = &mut config.upstream
+        && let Some(cwd) = &s.cwd
+    {
+        s.cwd = Some(expand_tilde(cwd));
+    }
+}

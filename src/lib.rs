@@ -1,0 +1,17 @@
+//! mcp-working-set: an MCP proxy that lists only the tools a user actually uses.
+//!
+//! The code map and the invariants are in ARCHITECTURE.md.
+
+pub mod catalog;
+pub mod cli;
+pub mod clock;
+pub mod cmd;
+pub mod config;
+pub mod ingest;
+pub mod mcp;
+pub mod promote;
+pub mod report;
+pub mod search;
+pub mod server;
+pub mod store;
+pub mod upstream;

@@ -1,0 +1,90 @@
+//! JSON-RPC and MCP wire basics shared by both sides of the proxy: protocol versions, eras, error
+//! codes and message builders. Messages stay `serde_json::Value` so that bytes pass through
+//! faithfully; this module only names things. Must not do I/O.
+
+use serde_json::{Map, Value, json};
+
+/// The stateless revision.
+pub const MODERN_VERSION: &str = "2026-07-28";
+/// Session-based revisions we serve and speak, newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+/// Every revision we accept, newest first.
+pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// `_meta` keys of the 2026-07-28 per-request envelope.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// Tool `_meta` key that makes Claude Code load a tool up front instead of deferring it.
+pub const META_ALWAYS_LOAD: &str = "anthropic/alwaysLoad";
+
+/// JSON-RPC and MCP error codes.
+pub mod code {
+    pub const PARSE_ERROR: i64 = -32700;
+    pub const INVALID_REQUEST: i64 = -32600;
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    pub const INVALID_PARAMS: i64 = -32602;
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// 2026-07-28: an HTTP header disagrees with the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// 2026-07-28: the request needs a capability the client did not declare.
+    pub const MISSING_CAPABILITY: i64 = -32021;
+    /// 2026-07-28: unsupported protocol version (`data.supported` lists ours).
+    pub const UNSUPPORTED_VERSION: i64 = -32022;
+}
+
+/// Which protocol generation a peer speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Era {
+    /// 2026-07-28: stateless, `server/discover`, per-request `_meta` envelope.
+    Modern,
+    /// 2025-03-26 .. 2025-11-25: `initialize` and `Mcp-Session-Id` sessions.
+    Legacy,
+}
+
+impl Era {
+    pub fn of_version(v: &str) -> Era {
+        if v >= MODERN_VERSION {
+            Era::Modern
+        } else {
+            Era::Legacy
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Modern => "2026-07-28 (stateless)",
+            Era::Legacy => "2025 (session)",
+        }
+    }
+}
+
+/// A JSON-RPC success response.
+pub fn response(id: &Value, result: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+}
+
+/// A JSON-RPC error response (`id` is `null` when the request's id could not be read).
+pub fn error_response(id: &Value, code: i64, message: &str, data: Option<Value>) -> Value {
+    let mut err = Map::new();
+    err.insert("code".into(), json!(code));
+    err.insert("message".into(), json!(message));
+    if let Some(d) = data {
+        err.insert("data".into(), d);
+    }
+    json!({ "jsonrpc": "2.0", "id": id, "error": err })
+}
+
+/// A JSON-RPC request.
+pub fn request(id: &Value, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+/// A JSON-RPC notification.
+pub fn notification(method: &str, params: Option<Value>) -> Value {
+    match params {
+        Some(p) => json!({ "jsonrpc": "2.0", "method": method, "params": p }),
+        None => json!({ "jsonrpc": "2.0", "method": method }),
+    }
+}

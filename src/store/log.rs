@@ -1,0 +1,258 @@
+//! The proxy's call and search log: records sent over a channel to one writer thread that batches
+//! them into transactions, so that a slow or failing disk never slows or fails a call. Must not
+//! block the sender, and must never store arguments, results or query text.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use rusqlite::params;
+
+use super::{Store, StoreError};
+
+/// Most records written in one transaction. Raising it means fewer fsyncs under load but a longer
+/// write lock held against ingest and promote.
+pub const MAX_BATCH: usize = 512;
+
+/// One tool call as the proxy saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRecord {
+    pub ts: String,
+    pub session_id: String,
+    pub tool: String,
+    /// `direct` or `call_tool`.
+    pub via: String,
+    pub ok: bool,
+    pub error_kind: Option<String>,
+    pub ms: Option<i64>,
+    pub client: Option<String>,
+    pub client_call_id: Option<String>,
+    /// Unique per call: `proxy:<process-unique id>`.
+    pub source_key: String,
+}
+
+/// One `search_tools` reply as the proxy sent it. Never the query.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchRecord {
+    pub ts: String,
+    pub session_id: Option<String>,
+    pub client: Option<String>,
+    pub mode: String,
+    pub result_count: i64,
+    pub reply_bytes: i64,
+}
+
+pub enum LogEvent {
+    Call(CallRecord),
+    Search(SearchRecord),
+    /// Answered once everything sent before it is written (or failed).
+    Flush(mpsc::Sender<()>),
+}
+
+/// The sending side of the log. Cheap to clone; sending never blocks.
+#[derive(Clone)]
+pub struct LogSink {
+    tx: mpsc::Sender<LogEvent>,
+}
+
+impl LogSink {
+    /// Starts the writer thread for the database at `path`. The database is opened lazily and
+    /// re-opened after a failure, so a missing or read-only state dir only costs log rows.
+    pub fn spawn(path: &Path) -> LogSink {
+        let (tx, rx) = mpsc::channel();
+        let path = path.to_path_buf();
+        std::thread::Builder::new()
+            .name("mws-log-writer".into())
+            .spawn(move || writer(path, rx))
+            .expect("spawn log writer thread");
+        LogSink { tx }
+    }
+
+    pub fn call(&self, record: CallRecord) {
+        let _ = self.tx.send(LogEvent::Call(record));
+    }
+
+    pub fn search(&self, record: SearchRecord) {
+        let _ = self.tx.send(LogEvent::Search(record));
+    }
+
+    /// Waits (up to `timeout`) until every record sent before this call is written.
+    pub fn flush(&self, timeout: Duration) -> bool {
+        let (tx, rx) = mpsc::channel();
+        if self.tx.send(LogEvent::Flush(tx)).is_err() {
+            return false;
+        }
+        rx.recv_timeout(timeout).is_ok()
+    }
+}
+
+fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>) {
+    let mut store: Option<Store> = None;
+    while let Ok(first) = rx.recv() {
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(e) => batch.push(e),
+                Err(_) => break,
+            }
+        }
+        let mut flushes = Vec::new();
+        let mut records = Vec::with_capacity(batch.len());
+        for e in batch {
+            match e {
+                LogEvent::Flush(done) => flushes.push(done),
+                other => records.push(other),
+            }
+        }
+        if !records.is_empty() {
+            if store.is_none() {
+                match Store::open(&path) {
+                    Ok(s) => store = Some(s),
+                    Err(e) => {
+                        tracing::error!(
+                            "call log: cannot open {}: {e}; {} record(s) not saved",
+                            path.display(),
+                            records.len()
+                        );
+                    }
+                }
+            }
+            if let Some(s) = store.as_mut()
+                && let Err(e) = s.write_log(&records)
+            {
+                tracing::error!(
+                    "call log: write to {} failed: {e}; {} record(s) not saved",
+                    path.display(),
+                    records.len()
+                );
+                store = None;
+            }
+        }
+        for done in flushes {
+            let _ = done.send(());
+        }
+    }
+}
+
+impl Store {
+    /// Writes a batch of log records in one transaction.
+    pub fn write_log(&mut self, records: &[LogEvent]) -> Result<(), StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for r in records {
+            match r {
+                LogEvent::Call(c) => insert_call(&tx, c)?,
+                LogEvent::Search(s) => insert_search(&tx, s)?,
+                LogEvent::Flush(_) => {}
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// Inserts a proxy call. When a transcript already recorded the same client call id, that row is
+/// the call: it keeps the transcript's session and gains the proxy's `via` and duration.
+pub fn insert_call(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<()> {
+    if let Some(id) = &c.client_call_id {
+        let updated = conn.execute(
+            "UPDATE calls SET via = ?2, ms = COALESCE(?3, ms), client = COALESCE(client, ?4)
+             WHERE client_call_id = ?1 AND via LIKE 'transcript:%'",
+            params![id, c.via, c.ms, c.client],
+        )?;
+        if updated > 0 {
+            return Ok(());
+        }
+    }
+    conn.execute(
+        "INSERT INTO sessions (id, source, client, first_seen, last_seen) VALUES (?1, 'proxy', ?2, ?3, ?3)
+         ON CONFLICT (id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
+                                        client = COALESCE(sessions.client, excluded.client)",
+        params![c.session_id, c.client, c.ts],
+    )?;
+    conn.execute(
+        "INSERT OR IGNORE INTO calls
+           (ts, session_id, tool, via, ok, error_kind, ms, client, client_call_id, source_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            c.ts,
+            c.session_id,
+            c.tool,
+            c.via,
+            c.ok,
+            c.error_kind,
+            c.ms,
+            c.client,
+            c.client_call_id,
+            c.source_key
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn insert_search(conn: &rusqlite::Connection, s: &SearchRecord) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO searches (ts, session_id, client, mode, result_count, reply_bytes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            s.ts,
+            s.session_id,
+            s.client,
+            s.mode,
+            s.result_count,
+            s.reply_bytes
+        ],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(key: &str, call_id: Option<&str>) -> CallRecord {
+        CallRecord {
+            ts: "2026-11-29T10:00:00.000Z".into(),
+            session_id: "proxy:claude-code:1".into(),
+            tool: "mail_send".into(),
+            via: "direct".into(),
+            ok: true,
+            error_kind: None,
+            ms: Some(3),
+            client: Some("claude-code".into()),
+            client_call_id: call_id.map(Into::into),
+            source_key: key.into(),
+        }
+    }
+
+    #[test]
+    fn sink_writes_and_flushes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let sink = LogSink::spawn(&path);
+        for i in 0..100 {
+            sink.call(call(&format!("proxy:{i}"), None));
+        }
+        sink.search(SearchRecord {
+            ts: "2026-11-29T10:00:00.000Z".into(),
+            session_id: None,
+            client: None,
+            mode: "ranked".into(),
+            result_count: 3,
+            reply_bytes: 900,
+        });
+        assert!(sink.flush(Duration::from_secs(10)));
+        let store = Store::open(&path).unwrap();
+        let n: i64 = store
+            .conn
+            .query_row("SELECT COUNT(*) FROM calls", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 100);
+        let n: i64 = store
+            .conn
+            .query_row("SELECT COUNT(*) FROM searches", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+}
