@@ -98,3 +98,44 @@ pub trait Upstream: Send + Sync + 'static {
     /// refresh that found a different list).
     fn changes(&self) -> tokio::sync::watch::Receiver<u64>;
 }
+
+/// Connects to the configured upstream (HTTP or stdio child). Returns at once: negotiation and
+/// the first list happen in the background, and `catalog()` serves `catalog.json` meanwhile.
+pub fn connect(config: &crate::config::Config) -> Arc<dyn Upstream> {
+    Arc::new(Unconnected {
+        reason: format!("upstream support is not built yet ({:?})", config.upstream),
+        changes: tokio::sync::watch::channel(0).1,
+    })
+}
+
+/// Placeholder until the HTTP and stdio implementations land: always unavailable.
+struct Unconnected {
+    reason: String,
+    changes: tokio::sync::watch::Receiver<u64>,
+}
+
+#[async_trait::async_trait]
+impl Upstream for Unconnected {
+    async fn catalog(&self) -> CatalogSnapshot {
+        CatalogSnapshot {
+            catalog: Arc::new(Catalog::default()),
+            source: CatalogSource::None,
+            version: 0,
+        }
+    }
+    async fn request(&self, _: &str, _: Value, _: &CallContext) -> Result<Value, UpstreamError> {
+        Err(UpstreamError::Unavailable(self.reason.clone()))
+    }
+    async fn notify(&self, _: &str, _: Option<Value>) -> Result<(), UpstreamError> {
+        Err(UpstreamError::Unavailable(self.reason.clone()))
+    }
+    fn status(&self) -> UpstreamStatus {
+        UpstreamStatus {
+            last_error: Some(self.reason.clone()),
+            ..UpstreamStatus::default()
+        }
+    }
+    fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.clone()
+    }
+}
