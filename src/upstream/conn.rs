@@ -134,7 +134,19 @@ impl Conn {
             }
             *self.verdict.lock().unwrap() = Some(Era::Legacy);
         }
-        let n = self.initialize(generation).await?;
+        let n = match self.initialize(generation).await {
+            // A modern server too slow to answer the probe in time (it was still starting) turns
+            // `initialize` down; it is up now, so ask it again.
+            Err(UpstreamError::Rpc {
+                code: code::UNSUPPORTED_VERSION,
+                data,
+                ..
+            }) if cached.is_none() && lists_modern(data.as_ref()) => {
+                *self.verdict.lock().unwrap() = Some(Era::Modern);
+                return Box::pin(self.negotiate(generation)).await;
+            }
+            r => r?,
+        };
         self.wire.healthy();
         Ok(n)
     }
@@ -396,6 +408,12 @@ fn discovered(result: &Value, generation: u64) -> Negotiated {
             .map(str::to_string),
         generation,
     }
+}
+
+fn lists_modern(data: Option<&Value>) -> bool {
+    data.and_then(|d| d.get("supported"))
+        .and_then(Value::as_array)
+        .is_some_and(|s| s.iter().any(|v| v == MODERN_VERSION))
 }
 
 fn list_changes(caps: Option<&Value>) -> bool {

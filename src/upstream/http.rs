@@ -262,11 +262,11 @@ impl Wire for HttpWire {
                     Some(body) => {
                         let mut h = headers.clone();
                         h.insert(HEADER_METHOD, HeaderValue::from_static("subscriptions/listen"));
-                        client.post(&url).headers(h).header(CONTENT_TYPE, "application/json").body(body.to_string())
+                        client.post(&url).headers(h).header(CONTENT_TYPE, "application/json").header(ACCEPT, ACCEPT_BOTH).body(body.to_string())
                     }
-                    None => client.get(&url).headers(headers.clone()),
+                    None => client.get(&url).headers(headers.clone()).header(ACCEPT, "text/event-stream"),
                 };
-                let Ok(resp) = req.header(ACCEPT, "text/event-stream").send().await else { return };
+                let Ok(resp) = req.send().await else { return };
                 if !resp.status().is_success() || !is_sse(&resp) {
                     // 405: the server offers no stream; nothing to listen to.
                     tracing::debug!(status = %resp.status(), "upstream offers no notification stream");
