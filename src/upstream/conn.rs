@@ -9,10 +9,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use super::probe::{Probe, classify, list_changes, lists_modern};
 use super::wire::{Outgoing, Wire, WireError};
 use super::{CallContext, UpstreamError, UpstreamStatus};
 use crate::mcp::envelope::{envelope, mcp_name, with_meta};
-use crate::mcp::{self, Era, LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSION, code};
+use crate::mcp::{self, Era, LEGACY_VERSIONS, MODERN_VERSION, code};
 
 /// Our name upstream; a modern request adds `/<client>` when the caller is known.
 pub const CLIENT_NAME: &str = "mcp-working-set";
@@ -28,7 +29,7 @@ pub struct Negotiated {
     pub server_info: Option<Value>,
     pub capabilities: Option<Value>,
     pub instructions: Option<String>,
-    generation: u64,
+    pub(super) generation: u64,
 }
 
 pub struct Conn {
@@ -166,52 +167,11 @@ impl Conn {
             modern: true,
         };
         let lenient = self.wire.probe_failure_means_legacy();
-        let answer = match tokio::time::timeout(PROBE_TIMEOUT, self.wire.request(out)).await {
-            Err(_) if lenient => return Ok(Probe::Legacy),
-            Err(_) => return Err(timeout_err(PROBE_TIMEOUT)),
-            Ok(Err(WireError::Down(_))) if lenient => return Ok(Probe::LegacyRespawn),
-            Ok(Err(WireError::Status(..) | WireError::SessionExpired)) => return Ok(Probe::Legacy),
-            Ok(Err(e)) => return Err(down(e)),
-            Ok(Ok(a)) => a,
+        let outcome = match tokio::time::timeout(PROBE_TIMEOUT, self.wire.request(out)).await {
+            Err(_) => Err(None),
+            Ok(r) => r.map_err(Some),
         };
-        let (status, resp) = answer;
-        if let Some(result) = resp.get("result") {
-            return Ok(Probe::Modern(Box::new(discovered(result, generation))));
-        }
-        let err_code = resp.pointer("/error/code").and_then(Value::as_i64);
-        let supported = resp
-            .pointer("/error/data/supported")
-            .and_then(Value::as_array);
-        Ok(match err_code {
-            Some(code::UNSUPPORTED_VERSION) => {
-                if supported.is_some_and(|s| s.iter().any(|v| v == MODERN_VERSION)) {
-                    return Err(UpstreamError::Protocol(
-                        "upstream refused 2026-07-28 yet lists it as supported".into(),
-                    ));
-                }
-                Probe::Legacy
-            }
-            Some(code::HEADER_MISMATCH | code::MISSING_CAPABILITY) => {
-                return Err(UpstreamError::Protocol(format!(
-                    "upstream refused server/discover: {}",
-                    resp.pointer("/error/message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                )));
-            }
-            // A 404 carrying -32601 is a modern server without discover (HTTP only).
-            Some(code::METHOD_NOT_FOUND) if status == 404 && !lenient => {
-                Probe::Modern(Box::new(Negotiated {
-                    era: Era::Modern,
-                    version: MODERN_VERSION.into(),
-                    server_info: None,
-                    capabilities: None,
-                    instructions: None,
-                    generation,
-                }))
-            }
-            _ => Probe::Legacy,
-        })
+        classify(outcome, lenient, generation)
     }
 
     /// Opens `subscriptions/listen` when the modern upstream says its tool list can change.
@@ -387,42 +347,7 @@ impl Conn {
     }
 }
 
-enum Probe {
-    Modern(Box<Negotiated>),
-    Legacy,
-    /// The probe killed the child: start a new one and speak legacy to it.
-    LegacyRespawn,
-}
-
-fn discovered(result: &Value, generation: u64) -> Negotiated {
-    Negotiated {
-        era: Era::Modern,
-        version: MODERN_VERSION.into(),
-        server_info: result
-            .pointer(&format!("/_meta/{}", META_SERVER_INFO.replace('/', "~1")))
-            .cloned(),
-        capabilities: result.get("capabilities").cloned(),
-        instructions: result
-            .get("instructions")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        generation,
-    }
-}
-
-fn lists_modern(data: Option<&Value>) -> bool {
-    data.and_then(|d| d.get("supported"))
-        .and_then(Value::as_array)
-        .is_some_and(|s| s.iter().any(|v| v == MODERN_VERSION))
-}
-
-fn list_changes(caps: Option<&Value>) -> bool {
-    caps.and_then(|c| c.pointer("/tools/listChanged"))
-        .and_then(Value::as_bool)
-        == Some(true)
-}
-
-fn rpc_result(mut resp: Value) -> Result<Value, UpstreamError> {
+pub(super) fn rpc_result(mut resp: Value) -> Result<Value, UpstreamError> {
     if let Some(r) = resp.get_mut("result") {
         return Ok(r.take());
     }
@@ -441,7 +366,7 @@ fn rpc_result(mut resp: Value) -> Result<Value, UpstreamError> {
     })
 }
 
-fn down(e: WireError) -> UpstreamError {
+pub(super) fn down(e: WireError) -> UpstreamError {
     match e {
         WireError::SessionExpired => UpstreamError::SessionExpired,
         WireError::Protocol(m) => UpstreamError::Protocol(m),

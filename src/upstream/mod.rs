@@ -5,6 +5,7 @@
 mod cache;
 mod conn;
 mod http;
+mod probe;
 mod stdio;
 mod wire;
 

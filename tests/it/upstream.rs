@@ -118,13 +118,20 @@ async fn list_changed_over_subscriptions_listen_refreshes_and_announces() {
         support::timeouts(LIST_MS, 10_000, 600_000),
     ));
     let before = live_catalog(&up).await;
+    fx.shared.extra.lock().unwrap().push("added_later".into());
+    announce_until_heard(&up, || fx.shared.changed.notify_waiters()).await;
+    let after = up.catalog().await;
+    assert!(after.version > before.version);
+    assert!(after.catalog.contains("added_later"));
+}
+
+/// Repeats `announce` until `changes` fires (a notification stream may open just after the list).
+async fn announce_until_heard(up: &Arc<dyn Upstream>, announce: impl Fn()) {
     let mut changes = up.changes();
     changes.mark_unchanged();
-    fx.shared.extra.lock().unwrap().push("added_later".into());
-    // The listen stream may open just after the first list: announce until it is heard.
     let heard = async {
         loop {
-            fx.shared.changed.notify_waiters();
+            announce();
             if tokio::time::timeout(Duration::from_millis(200), changes.changed())
                 .await
                 .is_ok()
@@ -136,9 +143,29 @@ async fn list_changed_over_subscriptions_listen_refreshes_and_announces() {
     tokio::time::timeout(Duration::from_secs(10), heard)
         .await
         .expect("no change announced after list_changed");
-    let after = up.catalog().await;
-    assert!(after.version > before.version);
-    assert!(after.catalog.contains("added_later"));
+}
+
+#[tokio::test]
+async fn list_changed_on_the_legacy_get_stream_refreshes() {
+    let fake = fake_http::start(
+        fake_http::Mode::Legacy {
+            sse: false,
+            expired_status: 404,
+        },
+        vec![json!({"name": "a"})],
+        10,
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let up = connect(&support::config(
+        support::http(&fake.url),
+        dir.path(),
+        support::timeouts(LIST_MS, 10_000, 600_000),
+    ));
+    live_catalog(&up).await;
+    fake.state.tools.lock().unwrap().push(json!({"name": "b"}));
+    announce_until_heard(&up, || fake.state.announce_list_changed()).await;
+    assert!(up.catalog().await.catalog.contains("b"));
 }
 
 #[tokio::test]

@@ -1,7 +1,8 @@
 """A legacy (2025-11-25) stdio MCP server for the proxy's resilience tests.
 
 Like some old servers it exits on any request before `initialize` (so the discover probe kills
-it), it exits when its `crash` tool is called, and it appends a line to $SPAWN_LOG at each start.
+it), it exits when its `crash` tool is called, its `grow` tool adds a tool and sends
+`notifications/tools/list_changed`, and it appends a line to $SPAWN_LOG at each start.
 """
 import json
 import os
@@ -41,6 +42,9 @@ for line in sys.stdin:
     elif method == "tools/call":
         if msg["params"]["name"] == "crash":
             sys.exit(4)
+        if msg["params"]["name"] == "grow":
+            TOOLS.append({"name": "grown", "inputSchema": {"type": "object"}})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "echoed"}]}})
     else:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})

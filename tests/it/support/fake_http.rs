@@ -37,12 +37,20 @@ pub struct FakeState {
     sessions: Mutex<HashSet<String>>,
     next_session: AtomicUsize,
     pub seen: Mutex<Vec<Seen>>,
+    /// Notifications for open GET streams.
+    notes: tokio::sync::broadcast::Sender<Value>,
 }
 
 impl FakeState {
     /// Forgets every session, as a restarted server would.
     pub fn expire_sessions(&self) {
         self.sessions.lock().unwrap().clear();
+    }
+    /// Sends `notifications/tools/list_changed` on every open GET stream.
+    pub fn announce_list_changed(&self) {
+        let _ = self
+            .notes
+            .send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}));
     }
     pub fn count(&self, method: &str) -> usize {
         self.seen
@@ -91,12 +99,10 @@ pub async fn start(mode: Mode, tools: Vec<Value>, page: usize) -> FakeHttp {
         sessions: Mutex::default(),
         next_session: AtomicUsize::new(1),
         seen: Mutex::default(),
+        notes: tokio::sync::broadcast::channel(16).0,
     });
     let app = axum::Router::new()
-        .route(
-            "/mcp",
-            axum::routing::post(post).get(|| async { StatusCode::METHOD_NOT_ALLOWED }),
-        )
+        .route("/mcp", axum::routing::post(post).get(get))
         .with_state(state.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -134,6 +140,28 @@ fn sse_reply(v: Value, headers: &[(&'static str, String)]) -> Response {
         r = r.header(*k, v);
     }
     r.body(Body::from_stream(futures_util::stream::iter(chunks)))
+        .unwrap()
+}
+
+/// The legacy GET stream: notifications for a known session; 405 for a modern server.
+async fn get(State(st): State<Arc<FakeState>>, headers: HeaderMap) -> Response {
+    let known = headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|s| st.sessions.lock().unwrap().contains(s));
+    if st.mode == Mode::Modern || !known {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
+    let rx = st.notes.subscribe();
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        let msg = rx.recv().await.ok()?;
+        let ev = format!("event: message\ndata: {msg}\n\n");
+        Some((Ok::<_, std::io::Error>(ev.into_bytes()), rx))
+    });
+    Response::builder()
+        .status(200)
+        .header("content-type", "text/event-stream")
+        .body(Body::from_stream(stream))
         .unwrap()
 }
 
