@@ -282,7 +282,14 @@ impl Conn {
                 version: Some(&n.version),
                 modern: n.era == Era::Modern,
             };
-            match self.wire.request(out).await {
+            let mut guard = CancelOnDrop {
+                wire: (!self.wire.closing_cancels(out.modern)).then(|| self.wire.clone()),
+                id: msg["id"].clone(),
+                version: n.version.clone(),
+            };
+            let answer = self.wire.request(out).await;
+            guard.wire = None;
+            match answer {
                 Ok((_, resp)) => return rpc_result(resp),
                 Err(WireError::SessionExpired) => {
                     self.forget(&n).await;
@@ -371,5 +378,35 @@ pub(super) fn down(e: WireError) -> UpstreamError {
         WireError::SessionExpired => UpstreamError::SessionExpired,
         WireError::Protocol(m) => UpstreamError::Protocol(m),
         other => UpstreamError::Unavailable(other.to_string()),
+    }
+}
+
+/// Tells the upstream that a request was abandoned (our caller timed out or went away) where
+/// closing the connection does not already say so (stdio, legacy HTTP): `notifications/cancelled`.
+struct CancelOnDrop {
+    wire: Option<Arc<dyn Wire>>,
+    id: Value,
+    version: String,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(wire) = self.wire.take() else { return };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (id, version) = (self.id.take(), std::mem::take(&mut self.version));
+        rt.spawn(async move {
+            let params = json!({ "requestId": id, "reason": "the proxy's caller gave up" });
+            let msg = mcp::notification("notifications/cancelled", Some(params));
+            let out = Outgoing {
+                msg: &msg,
+                method: "notifications/cancelled",
+                name: None,
+                version: Some(&version),
+                modern: false,
+            };
+            let _ = wire.notify(out).await;
+        });
     }
 }

@@ -294,6 +294,10 @@ impl Wire for HttpWire {
     fn probe_failure_means_legacy(&self) -> bool {
         false
     }
+
+    fn closing_cancels(&self, modern: bool) -> bool {
+        modern
+    }
 }
 
 impl Drop for HttpWire {

@@ -62,6 +62,12 @@ pub trait Wire: Send + Sync {
     /// A probe that kills the peer or is ignored means "legacy" (stdio), rather than "down" (HTTP).
     fn probe_failure_means_legacy(&self) -> bool;
 
+    /// Does closing the request's connection cancel it upstream (modern HTTP)? Otherwise an
+    /// abandoned request is followed by `notifications/cancelled`.
+    fn closing_cancels(&self, _modern: bool) -> bool {
+        false
+    }
+
     /// Restart bookkeeping: the peer negotiated and answered, so its back-off starts over.
     fn healthy(&self) {}
 }

@@ -425,6 +425,38 @@ async fn a_hanging_upstream_costs_at_most_list_ms() {
 }
 
 #[tokio::test]
+async fn an_abandoned_legacy_call_is_cancelled_upstream() {
+    let fake = fake_http::start(
+        fake_http::Mode::Legacy {
+            sse: false,
+            expired_status: 404,
+        },
+        vec![json!({"name": "slow"})],
+        10,
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let up = connect(&support::config(
+        support::http(&fake.url),
+        dir.path(),
+        support::timeouts(LIST_MS, 500, 60_000),
+    ));
+    live_catalog(&up).await;
+    fake.state.hang.store(true, Ordering::SeqCst);
+    let err = call(&up, "slow", json!({})).await.unwrap_err();
+    assert!(matches!(err, UpstreamError::Timeout(_)), "{err:?}");
+    let call_id = fake.state.last("tools/call").unwrap().body["id"].clone();
+    for _ in 0..50 {
+        if let Some(c) = fake.state.last("notifications/cancelled") {
+            assert_eq!(c.body["params"]["requestId"], call_id);
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no notifications/cancelled reached the upstream");
+}
+
+#[tokio::test]
 async fn after_a_restart_the_stored_catalog_answers_at_once_and_revalidates() {
     let fake = fake_http::start(fake_http::Mode::Modern, vec![json!({"name": "old"})], 10).await;
     let dir = tempfile::tempdir().unwrap();

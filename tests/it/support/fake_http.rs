@@ -178,13 +178,13 @@ async fn post(State(st): State<Arc<FakeState>>, headers: HeaderMap, body: String
         headers: headers.clone(),
         body: msg.clone(),
     });
-    if st.hang.load(Ordering::SeqCst) {
-        tokio::time::sleep(Duration::from_secs(3600)).await;
-    }
     let id = msg.get("id").cloned();
     let Some(id) = id else {
         return StatusCode::ACCEPTED.into_response();
     };
+    if st.hang.load(Ordering::SeqCst) {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    }
     let ok = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
     match st.mode {
         Mode::Modern => {
