@@ -111,11 +111,13 @@ pub(crate) fn build_headers(
     let mut h = HeaderMap::new();
     for (k, v) in &cfg.headers {
         let v = expand_vars(v, |n| std::env::var(n).ok())
-            .map_err(|e| WireError::Protocol(format!("header {k}: {e}")))?;
-        let name = HeaderName::try_from(k.as_str())
-            .map_err(|_| WireError::Protocol(format!("header name {k:?} is not valid")))?;
-        let value = HeaderValue::try_from(v)
-            .map_err(|_| WireError::Protocol(format!("header {k}: value is not valid in HTTP")))?;
+            .map_err(|e| WireError::Config(format!("config header {k}: {e}")))?;
+        let name = HeaderName::try_from(k.as_str()).map_err(|_| {
+            WireError::Config(format!("config header name {k:?} is not valid in HTTP"))
+        })?;
+        let value = HeaderValue::try_from(v).map_err(|_| {
+            WireError::Config(format!("config header {k}: its value is not valid in HTTP"))
+        })?;
         h.insert(name, value);
     }
     let mut set = |name: &'static str, v: &str| {

@@ -33,6 +33,9 @@ pub enum WireError {
     SessionExpired,
     #[error("{0}")]
     Protocol(String),
+    /// The request cannot be built from the config (a `${VAR}` that is not set, a bad header).
+    #[error("{0}")]
+    Config(String),
 }
 
 /// Called with every notification the upstream sends us (on any stream).

@@ -352,8 +352,33 @@ async fn dead_at_start_serves_nothing_and_says_why() {
         msg.contains("upstream unavailable") && msg.contains("127.0.0.1"),
         "{msg}"
     );
+    assert_eq!(
+        msg,
+        format!("upstream unavailable: {url}: Connection refused (os error 111)")
+    );
     let st = up.status();
     assert!(!st.reachable && st.last_error.is_some());
+
+    // A header naming an unset variable: the request is not sent, and the message says why.
+    let mut headers = std::collections::BTreeMap::new();
+    headers.insert(
+        "Authorization".to_string(),
+        "Bearer ${MWS_TEST_SURELY_UNSET}".to_string(),
+    );
+    let cfg = UpstreamCfg::Http(HttpUpstream {
+        url: url.clone(),
+        headers,
+    });
+    let up = connect(&support::config(
+        cfg,
+        dir.path(),
+        support::timeouts(2_000, 2_000, 60_000),
+    ));
+    let msg = call(&up, "echo", json!({})).await.unwrap_err().to_string();
+    assert_eq!(
+        msg,
+        "upstream unavailable: config header Authorization: environment variable MWS_TEST_SURELY_UNSET is not set"
+    );
 
     // stdio: a command that does not exist.
     let up = connect(&support::config(
