@@ -147,13 +147,13 @@ impl Cache {
             c.listed = Some(now);
             // A first list that matches an old file: still write it if the file went away.
             if !self.path.exists()
-                && let Err(e) = write_atomic(&self.path, &text)
+                && let Err(e) = write_catalog(&self.path, &text)
             {
                 tracing::warn!("cannot store the catalog: {e}");
             }
             return;
         }
-        if let Err(e) = write_atomic(&self.path, &text) {
+        if let Err(e) = write_catalog(&self.path, &text) {
             tracing::warn!("cannot store the catalog in {}: {e}", self.path.display());
         }
         inner.version += 1;
@@ -169,9 +169,17 @@ impl Cache {
     }
 }
 
-/// Writes `{"tools": <tools>}` to `path` through a 0600 temp file and a rename, so a reader never
-/// sees half a file and the tool objects keep the upstream's key order.
-fn write_atomic(path: &Path, tools_json: &str) -> std::io::Result<()> {
+/// Writes `{"tools": <tools>}` to `path`: the tool objects keep the upstream's key order.
+fn write_catalog(path: &Path, tools_json: &str) -> std::io::Result<()> {
+    let mut body = Vec::with_capacity(tools_json.len() + 12);
+    body.extend_from_slice(b"{\"tools\":");
+    body.extend_from_slice(tools_json.as_bytes());
+    body.extend_from_slice(b"}\n");
+    write_atomic(path, &body)
+}
+
+/// Writes `path` through a 0600 temp file and a rename, so a reader never sees half a file.
+pub fn write_atomic(path: &Path, body: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -184,9 +192,7 @@ fn write_atomic(path: &Path, tools_json: &str) -> std::io::Result<()> {
         opts.mode(0o600);
     }
     let mut f = opts.open(&tmp)?;
-    f.write_all(b"{\"tools\":")?;
-    f.write_all(tools_json.as_bytes())?;
-    f.write_all(b"}\n")?;
+    f.write_all(body)?;
     f.sync_all()?;
     drop(f);
     std::fs::rename(&tmp, path)

@@ -3,6 +3,7 @@
 //! envelope for modern upstreams, and what an expired session or a dead peer means for a request.
 //! Must not know about the catalog cache or downstream clients beyond `CallContext`.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,6 +11,7 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::probe::{Probe, classify, list_changes, lists_modern};
+use super::remembered;
 use super::wire::{Outgoing, Wire, WireError};
 use super::{CallContext, UpstreamError, UpstreamStatus};
 use crate::mcp::envelope::{envelope, mcp_name, with_meta};
@@ -40,6 +42,8 @@ pub struct Conn {
     verdict: Mutex<Option<Era>>,
     status: Mutex<UpstreamStatus>,
     next_id: AtomicU64,
+    /// Where the upstream's identity is remembered across restarts, and what was last written.
+    remembered: Option<(PathBuf, Mutex<String>)>,
 }
 
 fn client_info(client: Option<&str>) -> Value {
@@ -55,13 +59,29 @@ fn timeout_err(d: Duration) -> UpstreamError {
 }
 
 impl Conn {
-    pub fn new(wire: Arc<dyn Wire>) -> Conn {
+    /// `remember`: the file that keeps the upstream's identity; the status starts from it.
+    pub fn new(wire: Arc<dyn Wire>, remember: Option<PathBuf>) -> Conn {
+        let known = remember.as_deref().and_then(remembered::load);
+        let written = known.as_ref().map(remembered::render).unwrap_or_default();
         Conn {
             wire,
             state: tokio::sync::Mutex::new(None),
             verdict: Mutex::new(None),
-            status: Mutex::new(UpstreamStatus::default()),
+            status: Mutex::new(known.unwrap_or_default()),
             next_id: AtomicU64::new(1),
+            remembered: remember.map(|p| (p, Mutex::new(written))),
+        }
+    }
+
+    fn remember(&self, s: &UpstreamStatus) {
+        let Some((path, written)) = &self.remembered else {
+            return;
+        };
+        let text = remembered::render(s);
+        let mut last = written.lock().unwrap();
+        if *last != text {
+            remembered::store(path, &text);
+            *last = text;
         }
     }
 
@@ -106,6 +126,7 @@ impl Conn {
             s.instructions = n.instructions.clone();
             s.reachable = true;
             s.last_error = None;
+            self.remember(&s);
             Ok(n)
         };
         let r = tokio::time::timeout(budget, work)

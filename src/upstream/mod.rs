@@ -6,6 +6,7 @@ mod cache;
 mod conn;
 mod http;
 mod probe;
+mod remembered;
 mod stdio;
 mod wire;
 
@@ -115,6 +116,9 @@ pub fn connect(config: &Config) -> Arc<dyn Upstream> {
     Remote::connect(config)
 }
 
+/// The upstream's last known identity, beside `catalog.json` in the state dir.
+pub const REMEMBERED_FILE: &str = "upstream.json";
+
 /// `tools/list` pages followed at most; a server whose cursors never end is cut off here.
 const MAX_PAGES: usize = 1_000;
 
@@ -146,7 +150,7 @@ impl Remote {
         };
         let t = &config.timeouts;
         let inner = Arc::new(Inner {
-            conn: conn::Conn::new(wire),
+            conn: conn::Conn::new(wire, Some(config.state_dir.join(REMEMBERED_FILE))),
             cache: cache::Cache::open(
                 config.catalog_path(),
                 Duration::from_millis(t.catalog_ttl_ms),

@@ -504,6 +504,12 @@ async fn after_a_restart_the_stored_catalog_answers_at_once_and_revalidates() {
     );
     assert_eq!(snap.source, CatalogSource::Disk);
     assert!(snap.catalog.contains("old"));
+    // What the upstream said about itself is known too, for initialize and server/discover.
+    let st = up.status();
+    assert_eq!(st.era, Some(Era::Modern));
+    assert_eq!(st.server_info.unwrap()["name"], "fake-modern");
+    assert_eq!(st.instructions.as_deref(), Some("fake modern"));
+    assert!(!st.reachable, "nothing heard from it yet in this process");
     // Once the upstream answers, the background revalidation brings the new list.
     fake.state.hang.store(false, Ordering::SeqCst);
     let mut changes = up.changes();
