@@ -205,6 +205,43 @@ async fn server_everything_over_http_and_stdio_is_legacy_and_faithful() {
     }
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_calls_each_get_their_own_answer() {
+    let fx = rmcp_upstream::start(true).await;
+    let js = support::server_everything();
+    let upstreams = [
+        ("rmcp http", support::http(&fx.url), "Echo: "),
+        (
+            "everything stdio",
+            support::stdio("node", &[js.to_str().unwrap(), "stdio"]),
+            "Echo: ",
+        ),
+    ];
+    for (label, cfg, prefix) in upstreams {
+        let dir = tempfile::tempdir().unwrap();
+        let up = connect(&support::config(
+            cfg,
+            dir.path(),
+            support::timeouts(15_000, 15_000, 60_000),
+        ));
+        live_catalog(&up).await;
+        let calls = (0..32).map(|i| {
+            let up = up.clone();
+            tokio::spawn(async move {
+                (
+                    i,
+                    call(&up, "echo", json!({"message": format!("m{i}")})).await,
+                )
+            })
+        });
+        for h in calls {
+            let (i, r) = h.await.unwrap();
+            let r = r.unwrap_or_else(|e| panic!("{label}: call {i}: {e}"));
+            assert_eq!(text_of(&r), format!("{prefix}m{i}"), "{label}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn mcp_server_time_over_stdio_is_modern() {
     let bin = support::mcp_server_time();
