@@ -456,9 +456,7 @@ async fn dies_after_a_good_list_serves_the_last_good_and_fails_calls_fast() {
 
     // A new process with the upstream still dead starts from catalog.json.
     let up2 = connect(&cfg);
-    let t = Instant::now();
     let snap = up2.catalog().await;
-    assert!(t.elapsed() < Duration::from_millis(500));
     assert_eq!(snap.source, CatalogSource::Disk);
     assert_eq!(snap.catalog.get("kept"), first.catalog.get("kept"));
 }
@@ -532,13 +530,11 @@ async fn after_a_restart_the_stored_catalog_answers_at_once_and_revalidates() {
     *fake.state.tools.lock().unwrap() = vec![json!({"name": "new"})];
     fake.state.hang.store(true, Ordering::SeqCst);
     let up = connect(&cfg);
-    let t = Instant::now();
-    let snap = up.catalog().await;
-    assert!(
-        t.elapsed() < Duration::from_millis(200),
-        "{:?}",
-        t.elapsed()
-    );
+    // Not a speed check (the startup benchmark measures that): the upstream hangs for an hour
+    // and the list budget is 5 s, so an answer within 2 s was not waiting for the upstream.
+    let snap = tokio::time::timeout(Duration::from_secs(2), up.catalog())
+        .await
+        .expect("catalog() waited for the upstream");
     assert_eq!(snap.source, CatalogSource::Disk);
     assert!(snap.catalog.contains("old"));
     // What the upstream said about itself is known too, for initialize and server/discover.
