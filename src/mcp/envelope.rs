@@ -86,6 +86,41 @@ pub fn mcp_name<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
     params.get(key).and_then(Value::as_str)
 }
 
+/// Prefix of the headers that mirror annotated tool arguments (SEP-2243).
+pub const HEADER_PARAM_PREFIX: &str = "Mcp-Param-";
+
+/// The `Mcp-Param-*` headers a modern `tools/call` must carry: one per `inputSchema` property
+/// (reached through `properties` alone) annotated `"x-mcp-header": "Name"` whose argument is a
+/// string, number or boolean. Values are encoded with the base64 sentinel when needed.
+pub fn param_headers(input_schema: &Value, arguments: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    collect_params(input_schema.get("properties"), Some(arguments), &mut out);
+    out
+}
+
+fn collect_params(props: Option<&Value>, args: Option<&Value>, out: &mut Vec<(String, String)>) {
+    let Some(Value::Object(props)) = props else {
+        return;
+    };
+    for (name, schema) in props {
+        let arg = args.and_then(|a| a.get(name));
+        if let (Some(Value::String(header)), Some(v)) = (schema.get("x-mcp-header"), arg) {
+            let text = match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Bool(_) | Value::Number(_) => Some(v.to_string()),
+                _ => None,
+            };
+            if let Some(t) = text.filter(|_| !header.is_empty()) {
+                out.push((
+                    format!("{HEADER_PARAM_PREFIX}{header}"),
+                    encode_header_value(&t),
+                ));
+            }
+        }
+        collect_params(schema.get("properties"), arg, out);
+    }
+}
+
 /// Encodes a header value: plain visible ASCII without edge spaces is sent as is; anything else
 /// (and any literal that looks like the sentinel) as `=?base64?<b64(utf8)>?=`.
 pub fn encode_header_value(v: &str) -> String {
@@ -183,6 +218,31 @@ mod tests {
         let (reserved, rest) = split_meta(&forwarded);
         assert_eq!(reserved.len(), 1);
         assert_eq!(rest.len(), 2);
+    }
+
+    #[test]
+    fn param_headers_follow_annotations() {
+        let schema = json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "free": {"type": "string"},
+            "nested": {"type": "object", "properties": {"tenant": {"type": "string", "x-mcp-header": "Tenant"}}},
+            "list": {"type": "array", "x-mcp-header": "List"}
+        }});
+        let args = json!({"region": "eu wést", "n": 3, "free": "x", "nested": {"tenant": "t1"}, "list": [1]});
+        let got = param_headers(&schema, &args);
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "Mcp-Param-Region".to_string(),
+                    "=?base64?ZXUgd8Opc3Q=?=".to_string()
+                ),
+                ("Mcp-Param-N".to_string(), "3".to_string()),
+                ("Mcp-Param-Tenant".to_string(), "t1".to_string()),
+            ]
+        );
+        assert!(param_headers(&schema, &json!({})).is_empty());
     }
 
     #[test]

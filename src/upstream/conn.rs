@@ -186,6 +186,7 @@ impl Conn {
             name: None,
             version: Some(MODERN_VERSION),
             modern: true,
+            params: &[],
         };
         let lenient = self.wire.probe_failure_means_legacy();
         let outcome = match tokio::time::timeout(PROBE_TIMEOUT, self.wire.request(out)).await {
@@ -225,6 +226,7 @@ impl Conn {
             name: None,
             version: None,
             modern: false,
+            params: &[],
         };
         let (_, resp) = self.wire.request(out).await.map_err(down)?;
         let result = rpc_result(resp)?;
@@ -240,6 +242,7 @@ impl Conn {
             name: None,
             version: Some(&version),
             modern: false,
+            params: &[],
         };
         self.wire.notify(out).await.map_err(down)?;
         let n = Negotiated {
@@ -268,10 +271,11 @@ impl Conn {
         ctx: &CallContext,
         budget: Duration,
         reopen: bool,
+        param_headers: &[(String, String)],
     ) -> Result<Value, UpstreamError> {
         let r = tokio::time::timeout(
             budget,
-            self.request_inner(method, params, ctx, budget, reopen),
+            self.request_inner(method, params, ctx, budget, reopen, param_headers),
         )
         .await
         .unwrap_or(Err(timeout_err(budget)));
@@ -289,6 +293,7 @@ impl Conn {
         ctx: &CallContext,
         budget: Duration,
         reopen: bool,
+        param_headers: &[(String, String)],
     ) -> Result<Value, UpstreamError> {
         let mut tries = if reopen { 2 } else { 1 };
         loop {
@@ -302,6 +307,7 @@ impl Conn {
                 name: mcp_name(method, &msg["params"]),
                 version: Some(&n.version),
                 modern: n.era == Era::Modern,
+                params: param_headers,
             };
             let mut guard = CancelOnDrop {
                 wire: (!self.wire.closing_cancels(out.modern)).then(|| self.wire.clone()),
@@ -370,6 +376,7 @@ impl Conn {
             name: None,
             version: Some(&n.version),
             modern: n.era == Era::Modern,
+            params: &[],
         };
         self.wire.notify(out).await.map_err(down)
     }
@@ -426,6 +433,7 @@ impl Drop for CancelOnDrop {
                 name: None,
                 version: Some(&version),
                 modern: false,
+                params: &[],
             };
             let _ = wire.notify(out).await;
         });

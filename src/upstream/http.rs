@@ -136,6 +136,14 @@ pub(crate) fn build_headers(
         if let Some(n) = o.name {
             set(HEADER_NAME, n);
         }
+        for (k, v) in o.params {
+            if let (Ok(k), Ok(v)) = (
+                HeaderName::try_from(k.as_str()),
+                HeaderValue::try_from(v.as_str()),
+            ) {
+                h.insert(k, v);
+            }
+        }
     }
     Ok(h)
 }

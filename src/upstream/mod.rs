@@ -218,7 +218,7 @@ impl Inner {
                 let ctx = CallContext::default();
                 let mut result = self
                     .conn
-                    .request("tools/list", params, &ctx, self.list_budget, true)
+                    .request("tools/list", params, &ctx, self.list_budget, true, &[])
                     .await?;
                 match result.get_mut("tools").map(Value::take) {
                     Some(Value::Array(page)) => tools.extend(page),
@@ -269,6 +269,28 @@ fn empty_snapshot() -> CatalogSnapshot {
     }
 }
 
+impl Remote {
+    /// `Mcp-Param-*` headers for a `tools/call`, from the called tool's schema in the catalog.
+    fn param_headers(&self, method: &str, params: &Value) -> Vec<(String, String)> {
+        if method != "tools/call" {
+            return Vec::new();
+        }
+        let (Some(name), Some(args)) = (
+            params.get("name").and_then(Value::as_str),
+            params.get("arguments"),
+        ) else {
+            return Vec::new();
+        };
+        let Some(snap) = self.inner.cache.snapshot(Instant::now()) else {
+            return Vec::new();
+        };
+        match snap.catalog.get(name).and_then(|t| t.get("inputSchema")) {
+            Some(schema) => crate::mcp::envelope::param_headers(schema, args),
+            None => Vec::new(),
+        }
+    }
+}
+
 #[async_trait::async_trait]
 impl Upstream for Remote {
     async fn catalog(&self) -> CatalogSnapshot {
@@ -294,9 +316,17 @@ impl Upstream for Remote {
         ctx: &CallContext,
     ) -> Result<Value, UpstreamError> {
         let reopen = method.ends_with("/list");
+        let headers = self.param_headers(method, &params);
         self.inner
             .conn
-            .request(method, params, ctx, self.inner.call_budget, reopen)
+            .request(
+                method,
+                params,
+                ctx,
+                self.inner.call_budget,
+                reopen,
+                &headers,
+            )
             .await
     }
 

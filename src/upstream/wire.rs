@@ -18,6 +18,8 @@ pub struct Outgoing<'a> {
     pub version: Option<&'a str>,
     /// Modern request: send `Mcp-Method` / `Mcp-Name`.
     pub modern: bool,
+    /// `Mcp-Param-*` headers (modern `tools/call` with annotated arguments).
+    pub params: &'a [(String, String)],
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

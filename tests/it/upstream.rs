@@ -369,6 +369,35 @@ async fn modern_requests_carry_headers_envelope_and_client_name() {
 }
 
 #[tokio::test]
+async fn annotated_arguments_are_mirrored_into_mcp_param_headers() {
+    let fake = fake_http::start(
+        fake_http::Mode::Modern,
+        vec![fake_http::vendor_tool("v")],
+        10,
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let up = connect(&support::config(
+        support::http(&fake.url),
+        dir.path(),
+        support::timeouts(LIST_MS, 10_000, 60_000),
+    ));
+    live_catalog(&up).await;
+    call(&up, "v", json!({"q": "zürich"})).await.unwrap();
+    let seen = fake.state.last("tools/call").unwrap();
+    let q = seen
+        .headers
+        .get("mcp-param-q")
+        .expect("Mcp-Param-Q sent")
+        .to_str()
+        .unwrap();
+    assert_eq!(
+        mws::mcp::envelope::decode_header_value(q).as_deref(),
+        Some("zürich")
+    );
+}
+
+#[tokio::test]
 async fn dead_at_start_serves_nothing_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("http://127.0.0.1:{}/mcp", support::free_port());
