@@ -108,6 +108,13 @@ pub trait Upstream: Send + Sync + 'static {
     /// Fires with a new catalog version when the upstream's catalog changes (`list_changed`, or a
     /// refresh that found a different list).
     fn changes(&self) -> tokio::sync::watch::Receiver<u64>;
+
+    /// Every other notification the upstream sends (`notifications/progress` carrying the
+    /// client's forwarded `progressToken`, `notifications/message`, resource updates), for the
+    /// server to route to the client it belongs to. Lagging receivers lose the oldest.
+    fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
+        tokio::sync::broadcast::channel(1).1
+    }
 }
 
 /// Connects to the configured upstream (HTTP or stdio child). Returns at once: negotiation and
@@ -118,6 +125,9 @@ pub fn connect(config: &Config) -> Arc<dyn Upstream> {
 
 /// The upstream's last known identity, beside `catalog.json` in the state dir.
 pub const REMEMBERED_FILE: &str = "upstream.json";
+
+/// Upstream notifications buffered per slow receiver before the oldest are dropped.
+const NOTIFICATION_BUFFER: usize = 256;
 
 /// `tools/list` pages followed at most; a server whose cursors never end is cut off here.
 const MAX_PAGES: usize = 1_000;
@@ -134,6 +144,7 @@ struct Inner {
     refreshing: tokio::sync::Mutex<()>,
     list_budget: Duration,
     call_budget: Duration,
+    notes: tokio::sync::broadcast::Sender<Value>,
 }
 
 impl Remote {
@@ -158,6 +169,7 @@ impl Remote {
             refreshing: tokio::sync::Mutex::new(()),
             list_budget: Duration::from_millis(t.list_ms),
             call_budget: Duration::from_millis(t.call_ms),
+            notes: tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0,
         });
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             let weak = Arc::downgrade(&inner);
@@ -180,6 +192,8 @@ impl Inner {
             tracing::info!("upstream tool list changed; listing again");
             self.cache.invalidate();
             spawn_refresh(Arc::downgrade(self));
+        } else {
+            let _ = self.notes.send(msg.clone());
         }
     }
 
@@ -340,5 +354,9 @@ impl Upstream for Remote {
 
     fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.inner.cache.subscribe()
+    }
+
+    fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
+        self.inner.notes.subscribe()
     }
 }

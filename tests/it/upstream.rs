@@ -57,7 +57,7 @@ async fn rmcp_fixture_both_session_modes_negotiate_modern_and_page() {
         let snap = live_catalog(&up).await;
         assert_eq!(
             snap.catalog.len(),
-            2 + rmcp_upstream::FILLER,
+            3 + rmcp_upstream::FILLER,
             "all pages listed"
         );
         assert!(snap.catalog.contains("filler_24") && snap.catalog.contains("echo"));
@@ -106,6 +106,43 @@ async fn rmcp_fixture_both_session_modes_negotiate_modern_and_page() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn progress_for_a_forwarded_token_comes_back_as_notifications() {
+    let fx = rmcp_upstream::start(true).await;
+    let dir = tempfile::tempdir().unwrap();
+    let up = connect(&support::config(
+        support::http(&fx.url),
+        dir.path(),
+        support::timeouts(LIST_MS, 10_000, 60_000),
+    ));
+    live_catalog(&up).await;
+    let mut notes = up.notifications();
+    let ctx = CallContext {
+        client: Some("claude-code".into()),
+        meta: Some(serde_json::from_value(json!({"progressToken": "tok-1"})).unwrap()),
+    };
+    let r = up
+        .request(
+            "tools/call",
+            json!({"name": "progress", "arguments": {}}),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert_eq!(text_of(&r), "done");
+    let mut steps = Vec::new();
+    while let Ok(Ok(n)) = tokio::time::timeout(Duration::from_secs(2), notes.recv()).await {
+        if n["method"] == "notifications/progress" {
+            assert_eq!(n["params"]["progressToken"], "tok-1");
+            steps.push(n["params"]["progress"].as_f64().unwrap());
+        }
+        if steps.len() == 2 {
+            break;
+        }
+    }
+    assert_eq!(steps, [1.0, 2.0]);
 }
 
 #[tokio::test]

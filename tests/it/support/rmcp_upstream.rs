@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
-    Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::{
@@ -21,7 +21,7 @@ use tokio::sync::Notify;
 
 /// Tools per `tools/list` page, small so that pagination is exercised.
 pub const PAGE: usize = 10;
-/// Filler tools besides `echo` and `add`.
+/// Filler tools besides `echo`, `add` and `progress`.
 pub const FILLER: usize = 25;
 
 #[derive(Clone, Default)]
@@ -48,6 +48,11 @@ fn all_tools(shared: &Shared) -> Vec<Tool> {
             schema(
                 json!({"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}),
             ),
+        ),
+        Tool::new(
+            "progress",
+            "Reports progress, then answers",
+            schema(json!({"type": "object"})),
         ),
         Tool::new(
             "add",
@@ -124,6 +129,17 @@ impl ServerHandler for Fixture {
                 "Echo: {}",
                 args.get("message").and_then(Value::as_str).unwrap_or("")
             ),
+            "progress" => {
+                // Reports progress against the caller's token before answering.
+                if let Some(token) = ctx.meta.get_progress_token() {
+                    for step in 1..=2 {
+                        let p = ProgressNotificationParam::new(token.clone(), f64::from(step))
+                            .with_total(2.0);
+                        let _ = ctx.peer.notify_progress(p).await;
+                    }
+                }
+                "done".to_string()
+            }
             "add" => {
                 let n = |k: &str| args.get(k).and_then(Value::as_f64).unwrap_or(0.0);
                 format!("{}", n("a") + n("b"))
