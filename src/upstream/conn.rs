@@ -296,10 +296,16 @@ impl Conn {
         param_headers: &[(String, String)],
     ) -> Result<Value, UpstreamError> {
         let mut tries = if reopen { 2 } else { 1 };
+        let mut params = Some(params);
         loop {
             tries -= 1;
             let n = self.ensure(budget).await?;
-            let params = self.params(&n, params.clone(), ctx);
+            // Only a request that may be sent again keeps a copy of its params.
+            let p = match tries {
+                0 => params.take().unwrap_or(Value::Null),
+                _ => params.clone().unwrap_or(Value::Null),
+            };
+            let params = self.params(&n, p, ctx);
             let msg = mcp::request(&self.id(), method, params);
             let out = Outgoing {
                 msg: &msg,
