@@ -45,3 +45,6 @@ pub fn serve_lines(input: impl BufRead, mut output: impl Write) -> std::io::Resu
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

@@ -292,8 +292,9 @@ fn check_calendar(s: &State, id: &str) -> Result<(), ToolError> {
 }
 
 fn span(a: &Args) -> Result<(OffsetDateTime, OffsetDateTime), ToolError> {
-    let start = time_arg(a, "start")?.expect("required");
-    let end = time_arg(a, "end")?.expect("required");
+    let missing = |k: &str| ToolError::BadParams(format!("missing required argument \"{k}\""));
+    let start = time_arg(a, "start")?.ok_or_else(|| missing("start"))?;
+    let end = time_arg(a, "end")?.ok_or_else(|| missing("end"))?;
     if end <= start {
         return fail(format!(
             "\"end\" ({}) must be after \"start\" ({})",
