@@ -325,3 +325,16 @@ fn resources_and_prompts_see_the_live_state() {
         -32002
     );
 }
+
+#[test]
+fn the_proxy_runs_this_executable_as_the_demo_upstream() {
+    let crate::config::Upstream::Stdio(s) = super::demo_upstream_config() else {
+        panic!("the demo upstream is a stdio child");
+    };
+    assert_eq!(
+        s.command,
+        std::env::current_exe().unwrap().display().to_string()
+    );
+    assert_eq!(s.args, ["demo-upstream"]);
+    assert!(s.env.is_empty() && s.cwd.is_none());
+}

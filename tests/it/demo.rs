@@ -189,3 +189,64 @@ fn end_of_input_ends_the_server() {
     }
     panic!("demo-upstream did not exit within 5 s of end of input");
 }
+
+/// The official Rust SDK's client (rmcp, a dev-dependency) connects to the hand-written demo
+/// upstream in each lifecycle mode, pages through the catalog and calls a tool.
+async fn rmcp_client_session(mode: rmcp::service::ClientLifecycleMode, era: &str) {
+    use rmcp::model::CallToolRequestParams;
+    use rmcp::service::ClientServiceExt;
+    use rmcp::transport::TokioChildProcess;
+
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"));
+    cmd.arg("demo-upstream").kill_on_drop(true);
+    let transport = TokioChildProcess::new(cmd).expect("spawn mws demo-upstream");
+    let client = tokio::time::timeout(REPLY_TIMEOUT, ().serve_with_lifecycle(transport, mode))
+        .await
+        .expect("connected in time")
+        .expect("rmcp client connects");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(names, catalog_names());
+    let args =
+        json!({"to": ["alex@example.com"], "subject": format!("via rmcp {era}"), "body": "hi"});
+    let sent = client
+        .call_tool(
+            CallToolRequestParams::new("mail_send_message")
+                .with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .expect("tools/call");
+    assert_eq!(sent.is_error, Some(false), "{sent:?}");
+    let listed = client
+        .call_tool(
+            CallToolRequestParams::new("mail_search_messages")
+                .with_arguments(json!({"query": era}).as_object().unwrap().clone()),
+        )
+        .await
+        .expect("tools/call");
+    let text = serde_json::to_string(&listed.content).unwrap();
+    assert!(text.contains(&format!("via rmcp {era}")), "{text}");
+    client.cancel().await.expect("close the client");
+}
+
+#[tokio::test]
+async fn rmcp_client_in_every_lifecycle_mode() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::ClientLifecycleMode;
+    rmcp_client_session(ClientLifecycleMode::Initialize, "initialize").await;
+    rmcp_client_session(
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+        "discover",
+    )
+    .await;
+    rmcp_client_session(
+        ClientLifecycleMode::Auto {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+            legacy_version: Some(ProtocolVersion::V_2025_11_25),
+        },
+        "auto",
+    )
+    .await;
+}
