@@ -9,6 +9,7 @@ mod corpus;
 pub mod drive;
 pub mod mail;
 mod schema;
+mod vcs;
 mod web;
 
 use serde_json::{Map, Value, json};
