@@ -15,6 +15,16 @@ use crate::config::{StdioUpstream, Upstream};
 /// The catalog the demo upstream serves, byte for byte.
 pub const CATALOG_JSON: &str = include_str!("../../fixtures/catalog.json");
 
+/// Tools a newcomer would use first: `serve --demo` can pin these so that the first `tools/list`
+/// already shows a working set. Each is in the catalog (a test checks).
+pub const DEMO_PINS: &[&str] = &[
+    "mail_send_message",
+    "mail_list_messages",
+    "calendar_list_events",
+    "calendar_create_event",
+    "drive_search_files",
+];
+
 /// The upstream `serve --demo` puts in front of itself: this same executable, `demo-upstream`.
 pub fn demo_upstream_config() -> Upstream {
     let exe = std::env::current_exe()

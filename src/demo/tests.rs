@@ -338,3 +338,17 @@ fn the_proxy_runs_this_executable_as_the_demo_upstream() {
     assert_eq!(s.args, ["demo-upstream"]);
     assert!(s.env.is_empty() && s.cwd.is_none());
 }
+
+#[test]
+fn demo_pins_are_catalog_tools() {
+    let names: Vec<String> = catalog_tools()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    for pin in super::DEMO_PINS {
+        assert!(
+            names.iter().any(|n| n == pin),
+            "{pin} is not in the catalog"
+        );
+    }
+}
