@@ -2,5 +2,6 @@
 //! loopback. One module per area; shared helpers in `support`.
 
 mod cli;
+mod demo;
 mod support;
 mod upstream;
