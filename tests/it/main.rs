@@ -2,4 +2,6 @@
 //! loopback. One module per area; shared helpers in `support`.
 
 mod cli;
+mod demo;
 mod server;
+
