@@ -5,3 +5,5 @@ mod cli;
 mod demo;
 mod server;
 
+mod support;
+mod upstream;
