@@ -1,0 +1,1 @@
+//! Tests of the search modes and the reply budget on fixture catalogs.
