@@ -29,7 +29,7 @@ pub const DESCRIPTION: usize = 3;
 /// Field weights `W_f`. Raising one makes matches in that field count more against the others.
 /// The name is what a model will call, so it weighs most; parameter names next (they name the
 /// objects a tool works on: `file_id`, `attendees`); descriptions are long and say many things.
-pub const WEIGHTS: [f32; 4] = [3.0, 1.5, 0.5, 1.0];
+pub const WEIGHTS: [f32; 4] = [2.0, 1.0, 0.5, 1.0];
 
 /// Length normalisation `B_f` per field (0 = none, 1 = full). Names are short and similar in
 /// length, so they are barely normalised; descriptions vary from 5 to 100 words. Raising it

@@ -11,12 +11,16 @@ use super::bm25f::Index;
 
 /// Weight of a synonym match relative to the literal query word. A tool that uses the user's own
 /// word wins over one that uses a synonym; raising it toward 1 makes them equal.
-pub const SYNONYM_WEIGHT: f32 = 0.5;
+pub const SYNONYM_WEIGHT: f32 = 0.7;
 
 /// Multiplier for a tool whose name covers every query word (literally or by a synonym), e.g.
 /// `drive_share_file` for "share file". Raising it lets such names beat tools with much better
 /// description matches.
 pub const NAME_COVERAGE_BONUS: f32 = 1.5;
+
+/// Graded name bonus: the share of (known) query words found in the name, times this, is added
+/// to the factor 1. Raising it favours names over descriptions for partial matches too.
+pub const NAME_WORD_BONUS: f32 = 0.5;
 
 /// Tools scoring below this fraction of the best score are not results (they matched only a
 /// common word). Raising it returns fewer, surer results.
@@ -36,7 +40,8 @@ pub struct Explain {
     pub score: f32,
     /// Sum of the word scores before the bonus.
     pub base: f32,
-    /// `NAME_COVERAGE_BONUS` when the name covers every word, else 1.
+    /// The name factor (see `bonus`): graded by the share of words in the name, times
+    /// `NAME_COVERAGE_BONUS` when the name covers them all.
     pub name_bonus: f32,
     pub words: Vec<WordExplain>,
 }
@@ -158,13 +163,28 @@ impl SearchIndex {
         })
     }
 
-    /// `NAME_COVERAGE_BONUS` when every query word (or one of its synonyms) is in the name.
+    /// The name factor: `1 + NAME_WORD_BONUS × share of query words the name holds` (literally
+    /// or by a synonym), times `NAME_COVERAGE_BONUS` when it holds all of them. Words that occur
+    /// nowhere in the catalog are left out of the share: no tool can cover them, and they would
+    /// only deny the bonus to every tool alike.
     fn bonus(&self, index: &Index, doc: usize, words: &[QueryWord]) -> f32 {
-        let covered = !words.is_empty()
-            && words
-                .iter()
-                .all(|w| w.terms.iter().any(|&(t, _, _)| index.in_name(doc, t)));
-        if covered { NAME_COVERAGE_BONUS } else { 1.0 }
+        let known = words.iter().filter(|w| !w.terms.is_empty());
+        let (mut n, mut covered) = (0usize, 0usize);
+        for w in known {
+            n += 1;
+            if w.terms.iter().any(|&(t, _, _)| index.in_name(doc, t)) {
+                covered += 1;
+            }
+        }
+        if n == 0 {
+            return 1.0;
+        }
+        let partial = 1.0 + NAME_WORD_BONUS * covered as f32 / n as f32;
+        if covered == n {
+            partial * NAME_COVERAGE_BONUS
+        } else {
+            partial
+        }
     }
 
     /// The parts of `doc`'s score for `--explain`.

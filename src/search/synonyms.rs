@@ -19,16 +19,16 @@ const BUILT_IN: &[&[&str]] = &[
     &["ticket", "issue", "bug"],
     &["create", "make", "new", "add"],
     &["update", "edit", "modify", "change", "reschedule"],
-    &["fetch", "retrieve", "read", "show", "view", "download"],
+    &["fetch", "retrieve", "read", "download"],
     &["list", "enumerate", "browse"],
     &["event", "meeting", "appointment", "invite", "invitation"],
-    &["calendar", "schedule", "agenda"],
+    &["calendar", "agenda"],
     &["share", "grant"],
     &["permission", "access", "role"],
     &["folder", "directory", "dir"],
     &["image", "picture", "screenshot", "photo", "snapshot"],
     &["page", "website", "site", "webpage", "url", "link"],
-    &["navigate", "visit", "goto", "open"],
+    &["navigate", "visit", "goto", "go", "open"],
     &["repository", "repo", "project"],
     &[
         "symbol",
@@ -45,7 +45,7 @@ const BUILT_IN: &[&[&str]] = &[
     &["attendee", "participant", "guest", "people", "person"],
     &["free", "available", "availability", "busy", "slot"],
     &["reminder", "remind", "notify", "notification", "alert"],
-    &["upload", "store", "save", "put"],
+    &["upload", "store", "save"],
     &["rename", "retitle"],
     &["label", "tag", "folder"],
     &["history", "log", "commit"],
@@ -54,11 +54,41 @@ const BUILT_IN: &[&[&str]] = &[
     &["text", "content", "body"],
     &["type", "enter", "input", "write"],
     &["tab", "window"],
-    &["draft", "compose"],
-    &["forward", "resend"],
+    &["draft", "compose", "write"],
+    &["forward", "resend", "pass"],
     &["read", "seen"],
     &["cancel", "delete"],
     &["accept", "decline", "rsvp"],
+];
+
+/// One-way expansions: the key implies the values, not the reverse. "Email Bob the report" means
+/// send; "what ... do I have" asks for a list; "who" asks about people (access, authorship,
+/// attendees); a weekday or "tomorrow" means the tool deals with time and dates.
+const DIRECTED: &[(&str, &[&str])] = &[
+    ("email", &["send"]),
+    ("show", &["list", "get"]),
+    ("view", &["list", "get", "read"]),
+    ("see", &["list", "get", "read"]),
+    ("what", &["list"]),
+    ("who", &["permission", "access", "author", "attendee"]),
+    ("schedule", &["create", "event", "calendar"]),
+    ("give", &["share", "grant"]),
+    ("put", &["move", "upload"]),
+    ("big", &["size"]),
+    ("large", &["size"]),
+    ("small", &["size"]),
+    ("recent", &["list", "history"]),
+    ("monday", &["time", "date", "calendar"]),
+    ("tuesday", &["time", "date", "calendar"]),
+    ("wednesday", &["time", "date", "calendar"]),
+    ("thursday", &["time", "date", "calendar"]),
+    ("friday", &["time", "date", "calendar"]),
+    ("saturday", &["time", "date", "calendar"]),
+    ("sunday", &["time", "date", "calendar"]),
+    ("today", &["time", "date", "calendar"]),
+    ("tomorrow", &["time", "date", "calendar"]),
+    ("yesterday", &["time", "date"]),
+    ("week", &["time", "date", "calendar"]),
 ];
 
 /// Expansions per stemmed query word.
@@ -87,8 +117,14 @@ impl Synonyms {
                 }
             }
         }
-        for (key, values) in aliases {
-            for k in stemmed(key) {
+        let directed = DIRECTED.iter().map(|(k, v)| {
+            (
+                k.to_string(),
+                v.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+            )
+        });
+        for (key, values) in directed.chain(aliases.iter().map(|(k, v)| (k.clone(), v.clone()))) {
+            for k in stemmed(&key) {
                 for v in values.iter().flat_map(|v| stemmed(v)) {
                     if v != k {
                         push_unique(map.entry(k.clone()).or_default(), &v);

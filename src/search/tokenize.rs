@@ -3,15 +3,18 @@
 //! to be consistent, not linguistically right. Pure; must not allocate more than the tokens.
 
 /// Words that carry no meaning for tool retrieval: articles, pronouns, auxiliaries, politeness
-/// and request phrasing ("can you please help me ..."). Adding a word makes it invisible to search.
+/// and request phrasing ("can you please help me ..."), and the debris of addresses and
+/// abbreviations in queries and descriptions (`example.com`, `e.g.`, `don't`). Adding a word makes
+/// it invisible to search.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "but",
-    "by", "can", "could", "do", "does", "each", "for", "from", "give", "has", "have", "help",
-    "how", "i", "if", "in", "into", "is", "it", "its", "just", "let", "like", "me", "more", "most",
-    "my", "need", "of", "on", "one", "or", "our", "please", "should", "so", "some", "such", "than",
-    "that", "the", "their", "them", "then", "there", "these", "they", "this", "those", "to",
-    "tool", "up", "us", "very", "via", "want", "was", "we", "were", "what", "which", "who", "will",
-    "with", "would", "you", "your",
+    "by", "can", "com", "could", "do", "does", "don", "e", "each", "eg", "etc", "example", "for",
+    "from", "g", "give", "has", "have", "help", "how", "i", "ie", "if", "in", "into", "is", "it",
+    "its", "just", "let", "like", "me", "more", "most", "my", "need", "of", "on", "one", "or",
+    "org", "our", "please", "s", "should", "so", "some", "such", "t", "than", "that", "the",
+    "their", "them", "then", "there", "these", "they", "this", "those", "to", "too", "tool", "up",
+    "us", "very", "via", "want", "was", "we", "were", "which", "will", "with", "would", "www",
+    "yet", "you", "your",
 ];
 
 /// Shortest stem the suffix rules may leave. Raising it stems fewer short words ("used" stays).
@@ -76,40 +79,44 @@ pub fn is_stop_word(w: &str) -> bool {
 /// (`files`, `entries`, `searches`), participles and gerunds (`shared`, `sharing`, `listing`), and
 /// a final silent `e` so that `share`/`shared`/`sharing` meet at `shar`. No Porter-style
 /// derivational rules (`-ation`, `-ize`): they merge words tools keep apart (`organization` vs
-/// `organize`). `-ing` must leave more than `MIN_STEM` letters (`string`, `thing` stay). A doubled final consonant left by `-ing`/`-ed` is undoubled (`running` → `run`,
-/// `calling` keeps `ll`).
+/// `organize`). Plurals go first, then `-ing` (which must leave more than `MIN_STEM` letters:
+/// `string`, `thing` stay) or `-ed`, then a final `e`. A doubled final consonant left by
+/// `-ing`/`-ed` is undoubled (`running` → `run`, `calling` keeps `ll`).
 pub fn stem_into(w: &str, out: &mut String) {
     out.clear();
     if !w.is_ascii() || w.len() <= MIN_STEM {
         out.push_str(w);
         return;
     }
-    let strip = |suffix: &str| w.strip_suffix(suffix).filter(|s| s.len() >= MIN_STEM);
-    if let Some(s) = strip("ies").or_else(|| strip("ied")) {
+    let long_enough = |s: &&str| s.len() >= MIN_STEM;
+    // Plurals first, so that `meetings` and `meeting` meet below.
+    let w = if let Some(s) = w.strip_suffix("ies").filter(long_enough) {
+        out.push_str(s);
+        out.push('y');
+        return;
+    } else if w.ends_with("sses")
+        || ["ches", "shes", "xes", "zes"]
+            .iter()
+            .any(|x| w.ends_with(x))
+    {
+        &w[..w.len() - 2]
+    } else if w.ends_with("ss") || w.ends_with("us") || w.ends_with("is") {
+        w
+    } else {
+        w.strip_suffix('s').filter(long_enough).unwrap_or(w)
+    };
+    if let Some(s) = w.strip_suffix("ied").filter(long_enough) {
         out.push_str(s);
         out.push('y');
         return;
     }
-    let mut undouble = false;
-    let base = if w.ends_with("sses") {
-        &w[..w.len() - 2]
-    } else if w.ends_with("ss") || w.ends_with("us") || w.ends_with("is") {
-        w
-    } else if let Some(s) = strip("ing")
+    let (base, undouble) = match w
+        .strip_suffix("ing")
         .filter(|s| s.len() > MIN_STEM)
-        .or_else(|| strip("ed"))
+        .or_else(|| w.strip_suffix("ed").filter(long_enough))
     {
-        undouble = true;
-        s
-    } else if ["ches", "shes", "xes", "zes"]
-        .iter()
-        .any(|suf| w.ends_with(suf))
-    {
-        &w[..w.len() - 2]
-    } else if let Some(s) = w.strip_suffix('s').filter(|s| s.len() >= MIN_STEM) {
-        s
-    } else {
-        w
+        Some(s) => (s, true),
+        None => (w, false),
     };
     let base = match base.strip_suffix('e') {
         Some(s) if s.len() >= MIN_STEM => s,
