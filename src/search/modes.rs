@@ -77,6 +77,9 @@ fn finish(
 /// backend prefix when that is unique, or any of these ignoring ASCII case when unique.
 fn exact<'a>(ix: &'a SearchIndex, q: &str) -> Option<&'a Value> {
     let cat = &ix.catalog;
+    if q.contains(char::is_whitespace) {
+        return cat.get(q); // tool names have no spaces; spare ranked queries the scan below
+    }
     if let Some(t) = cat.get(q) {
         return Some(t);
     }
