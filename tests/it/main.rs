@@ -7,3 +7,4 @@ mod server;
 
 mod support;
 mod upstream;
+mod search;
