@@ -5,6 +5,6 @@ mod cli;
 mod demo;
 mod server;
 
+mod search;
 mod support;
 mod upstream;
-mod search;

@@ -3,6 +3,7 @@
 
 mod http;
 mod python;
+mod serve_cmd;
 mod stdio;
 
 use std::path::PathBuf;
