@@ -1,7 +1,8 @@
 """Drives an MCP server with the official Python SDK client and prints what it saw as one JSON
 object on stdout. Used by tests/it/server/python.rs.
 
-usage: mcp_client.py URL MODE LISTED_TOOL UNLISTED_TOOL QUERY
+usage: mcp_client.py URL MODE LISTED_TOOL LISTED_ARGS UNLISTED_TOOL UNLISTED_ARGS QUERY
+(ARGS are JSON objects)
 MODE is auto, legacy or 2026-07-28 (the SDK's connect modes).
 """
 
@@ -18,7 +19,9 @@ def text_of(result):
     return {"text": "\n".join(texts), "isError": bool(d.get("isError", False))}
 
 
-async def main(url, mode, listed, unlisted, query):
+async def main(url, mode, listed, listed_args, unlisted, unlisted_args, query):
+    listed_args = json.loads(listed_args)
+    unlisted_args = json.loads(unlisted_args)
     out = {}
     async with Client(url, mode=mode) as c:
         out["protocol_version"] = c.protocol_version
@@ -26,14 +29,14 @@ async def main(url, mode, listed, unlisted, query):
         out["tools"] = [t["name"] for t in tools]
         out["always_load"] = [bool((t.get("_meta") or {}).get("anthropic/alwaysLoad")) for t in tools]
         out["annotations"] = {t["name"]: t.get("annotations") for t in tools}
-        out["direct_listed"] = text_of(await c.call_tool(listed, {"n": 1}))
-        out["direct_unlisted"] = text_of(await c.call_tool(unlisted, {"n": 2}))
+        out["direct_listed"] = text_of(await c.call_tool(listed, listed_args))
+        out["direct_unlisted"] = text_of(await c.call_tool(unlisted, unlisted_args))
         out["via_call_tool"] = text_of(
-            await c.call_tool("call_tool", {"name": unlisted, "arguments": {"n": 3}})
+            await c.call_tool("call_tool", {"name": unlisted, "arguments": unlisted_args})
         )
         out["search"] = text_of(await c.call_tool("search_tools", {"query": query}))
     print(json.dumps(out))
 
 
 if __name__ == "__main__":
-    anyio.run(main, *sys.argv[1:6])
+    anyio.run(main, *sys.argv[1:8])

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::{V, modern};
 
-struct Child(std::process::Child);
+pub struct Child(std::process::Child);
 impl Drop for Child {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -21,23 +21,23 @@ fn mws() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mws"))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn serve_demo_answers_logs_and_stops_on_sigterm() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.json");
-    std::fs::write(&config, "{}").unwrap();
+/// A running `mws serve` and its URL.
+pub struct Served {
+    pub child: Child,
+    pub url: String,
+}
+
+/// Starts `mws --config <dir>/config.json serve --port 0 --state-dir <dir>/state <extra>` with
+/// `config` as the config file; waits for the URL on stderr.
+pub fn spawn_serve(dir: &std::path::Path, config: &str, extra: &[&str]) -> Served {
+    let path = dir.join("config.json");
+    std::fs::write(&path, config).unwrap();
     let mut child = Child(
         mws()
-            .args([
-                "--config",
-                config.to_str().unwrap(),
-                "serve",
-                "--demo",
-                "--port",
-                "0",
-            ])
+            .args(["--config", path.to_str().unwrap(), "serve", "--port", "0"])
             .arg("--state-dir")
-            .arg(dir.path().join("state"))
+            .arg(dir.join("state"))
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -48,6 +48,7 @@ async fn serve_demo_answers_logs_and_stops_on_sigterm() {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("[mws] {line}");
             let _ = tx.send(line);
         }
     });
@@ -59,6 +60,38 @@ async fn serve_demo_answers_logs_and_stops_on_sigterm() {
             break u.to_string();
         }
     };
+    Served { child, url }
+}
+
+/// Sends SIGTERM and waits (bounded) for a clean exit.
+pub fn stop(served: &mut Served) {
+    let pid = served.child.0.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = served.child.0.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "mws serve did not stop on SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_demo_answers_logs_and_stops_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = spawn_serve(dir.path(), "{}", &["--demo"]);
+    let url = served.url.clone();
     let http = reqwest::Client::new();
     let post = |body: Value| {
         let method = body["method"].as_str().unwrap().to_string();
@@ -114,26 +147,7 @@ async fn serve_demo_answers_logs_and_stops_on_sigterm() {
         "{r}"
     );
 
-    let pid = child.0.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let status = loop {
-        if let Some(s) = child.0.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "mws serve did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success(), "{status:?}");
+    stop(&mut served);
     let store = mws::store::Store::open(&dir.path().join("state/state.db")).unwrap();
     let row: (String, String, i64) = store
         .conn()
