@@ -3,14 +3,13 @@
 //! the shared handler and replies as JSON or SSE per `Accept`; GET opens a legacy session's
 //! notification stream (405 without a session); DELETE ends a session. Guards run first.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::Router;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -25,11 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::sse;
-
-/// How often an idle GET stream sends a keep-alive comment. Raising it lets idle connections be
-/// cut sooner by intermediaries; lowering it costs a few bytes more often.
-pub const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
+use crate::server::{sse, streams};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -189,6 +184,12 @@ async fn post_mcp(
             Ok(env) => env,
             Err(e) => return error_reply(StatusCode::BAD_REQUEST, &id, e.code, &e.message, e.data),
         };
+        if msg.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
+            let filter = msg.get("params").and_then(|p| p.get("notifications"));
+            let shape = streams::listen_shape(&id, filter);
+            let notify = shape.subscription.is_some();
+            return streams::stream(&st.proxy, shape, st.shutdown.clone(), notify);
+        }
         let caller = Caller {
             era: Era::Modern,
             client: env.client.or(user_agent),
@@ -305,37 +306,7 @@ async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     if st.sessions.get(sid, Instant::now()).is_none() {
         return unknown_session();
     }
-    let mut ws = st.proxy.working_set_changes();
-    let mut cat = st.proxy.upstream().changes();
-    ws.borrow_and_update();
-    cat.borrow_and_update();
-    let state = (ws, cat, true, st.shutdown.clone());
-    let stream = futures_util::stream::unfold(
-        state,
-        |(mut ws, mut cat, cat_alive, mut stop)| async move {
-            let changed = mcp::notification("notifications/tools/list_changed", None);
-            let mut cat_alive = cat_alive;
-            let text = tokio::select! {
-                r = ws.changed() => match r {
-                    Ok(()) => sse::event(&changed),
-                    Err(_) => return None,
-                },
-                r = async { if cat_alive { cat.changed().await } else { std::future::pending().await } } => match r {
-                    Ok(()) => sse::event(&changed),
-                    Err(_) => { cat_alive = false; sse::KEEP_ALIVE.to_string() }
-                },
-                _ = stop.wait_for(|s| *s) => return None,
-                _ = tokio::time::sleep(KEEP_ALIVE_EVERY) => sse::KEEP_ALIVE.to_string(),
-            };
-            Some((Ok::<_, Infallible>(text), (ws, cat, cat_alive, stop)))
-        },
-    );
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, sse::CONTENT_TYPE)
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from_stream(stream))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+    streams::stream(&st.proxy, streams::get_shape(), st.shutdown.clone(), true)
 }
 
 /// DELETE: ends a legacy session.

@@ -15,6 +15,7 @@ pub mod meta_tools;
 pub mod modern;
 pub mod sse;
 pub mod stdio;
+pub mod streams;
 pub mod working_set;
 
 pub use calls::{CLIENT_CALL_ID_KEYS, STATELESS_SESSION_GAP};
