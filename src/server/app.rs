@@ -184,6 +184,19 @@ async fn post_mcp(
             Ok(env) => env,
             Err(e) => return error_reply(StatusCode::BAD_REQUEST, &id, e.code, &e.message, e.data),
         };
+        if msg.get("method").and_then(Value::as_str) == Some("tools/call")
+            && let Some(params) = msg.get("params")
+            && let Some(name) = params.get("name").and_then(Value::as_str)
+        {
+            let snap = st.proxy.upstream().catalog().await;
+            if let Some(tool) = snap.catalog.get(name) {
+                let look = |n: &str| header_str(&headers, n).map(String::from);
+                if let Err(e) = modern::validate_param_headers(tool, params.get("arguments"), &look)
+                {
+                    return error_reply(StatusCode::BAD_REQUEST, &id, e.code, &e.message, e.data);
+                }
+            }
+        }
         if msg.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
             let filter = msg.get("params").and_then(|p| p.get("notifications"));
             let shape = streams::listen_shape(&id, filter);

@@ -152,3 +152,45 @@ fn check(header: &Option<String>, body: &str, name: &str, what: &str) -> Result<
 #[cfg(test)]
 #[path = "modern_tests.rs"]
 mod tests;
+
+/// `Mcp-Param-{Name}` checks for a `tools/call` (SEP-2243): each `inputSchema` property annotated
+/// `"x-mcp-header": "Name"` whose argument is present and not null must come with a matching
+/// header (strings as is, other values as JSON text), and a header without its argument is a
+/// mismatch too. `header` looks a header up by its lowercase name.
+pub fn validate_param_headers(
+    tool: &Value,
+    arguments: Option<&Value>,
+    header: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), RpcError> {
+    let Some(props) = tool
+        .pointer("/inputSchema/properties")
+        .and_then(Value::as_object)
+    else {
+        return Ok(());
+    };
+    for (key, prop) in props {
+        let Some(name) = prop.get("x-mcp-header").and_then(Value::as_str) else {
+            continue;
+        };
+        let hname = format!("mcp-param-{}", name.to_ascii_lowercase());
+        let arg = arguments.and_then(|a| a.get(key)).filter(|v| !v.is_null());
+        let want = arg.map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        let got = match header(&hname) {
+            Some(raw) => {
+                Some(decode_header(&raw).map_err(|e| mismatch(format!("Mcp-Param-{name}: {e}")))?)
+            }
+            None => None,
+        };
+        if got != want {
+            return Err(mismatch(format!(
+                "Mcp-Param-{name} header {} does not match argument '{key}' {}",
+                got.map_or("is missing".into(), |g| format!("'{g}'")),
+                want.map_or("(absent)".into(), |w| format!("'{w}'")),
+            )));
+        }
+    }
+    Ok(())
+}

@@ -111,3 +111,48 @@ fn classification() {
     assert!(!is_modern(bare, Some("2025-06-18")));
     assert!(is_modern(bare, Some(MODERN_VERSION)));
 }
+
+#[test]
+fn param_headers() {
+    let tool = json!({"name": "get_weather", "inputSchema": {"type": "object", "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "days": {"type": "integer", "x-mcp-header": "Days"},
+        "q": {"type": "string"}}}});
+    let check = |args: Value, headers: &[(&str, &str)]| {
+        let h: Vec<(String, String)> = headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let look = move |n: &str| h.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+        validate_param_headers(&tool, Some(&args), &look)
+            .err()
+            .map(|e| e.code)
+    };
+    assert_eq!(
+        check(
+            json!({"region": "eu", "days": 3}),
+            &[("mcp-param-region", "eu"), ("mcp-param-days", "3")]
+        ),
+        None
+    );
+    assert_eq!(check(json!({"q": "x"}), &[]), None);
+    assert_eq!(
+        check(json!({"region": "eu"}), &[]),
+        Some(code::HEADER_MISMATCH)
+    );
+    assert_eq!(
+        check(json!({"region": "eu"}), &[("mcp-param-region", "us")]),
+        Some(code::HEADER_MISMATCH)
+    );
+    assert_eq!(
+        check(json!({}), &[("mcp-param-region", "us")]),
+        Some(code::HEADER_MISMATCH)
+    );
+    assert_eq!(
+        check(
+            json!({"region": "é"}),
+            &[("mcp-param-region", "=?base64?w6k=?=")]
+        ),
+        None
+    );
+}
