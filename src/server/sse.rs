@@ -1,5 +1,5 @@
-//! Server-sent events framing for replies to the client: one JSON-RPC message per `message` event.
-//! Kept small on purpose; the shared framing (both directions) lives in `mcp/` once it lands.
+//! Server-sent events for replies to the client: when to reply as SSE, and one JSON-RPC message per
+//! `message` event (the framing itself is `mcp::sse`, shared with the upstream side).
 
 use serde_json::Value;
 
@@ -8,11 +8,11 @@ pub const CONTENT_TYPE: &str = "text/event-stream";
 
 /// One JSON-RPC message as an SSE event. `data` never holds a raw newline: compact JSON escapes them.
 pub fn event(msg: &Value) -> String {
-    format!("event: message\ndata: {msg}\n\n")
+    crate::mcp::sse::encode_message(msg)
 }
 
 /// An SSE comment, used as a keep-alive on long-lived streams.
-pub const KEEP_ALIVE: &str = ": keep-alive\n\n";
+pub use crate::mcp::sse::KEEP_ALIVE;
 
 /// True when the `Accept` header asks for SSE and not JSON (then the reply is an SSE stream).
 pub fn prefers_sse(accept: Option<&str>) -> bool {
