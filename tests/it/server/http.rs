@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::{Harness, V, modern, set_working_set};
 
-fn client() -> reqwest::Client {
+pub fn client() -> reqwest::Client {
     reqwest::Client::new()
 }
 
@@ -43,26 +43,7 @@ async fn still_serving(h: &Harness) {
     assert_eq!(tools_list_names(h).await[0], "search_tools");
 }
 
-/// POSTs over a raw socket and returns the reply text. The server answers 413 from the
-/// Content-Length alone and may close before the body is sent, which HTTP client libraries report
-/// as a broken pipe instead of the response; a raw socket reads the response regardless.
-async fn raw_post(url: &str, body: &str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let addr = url.trim_start_matches("http://").trim_end_matches("/mcp");
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(head.as_bytes()).await.unwrap();
-    let _ = s.write_all(body.as_bytes()).await;
-    let mut out = Vec::new();
-    let _ = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut out)).await;
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn text(result: &Value) -> &str {
+pub fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().unwrap_or("")
 }
 
@@ -108,7 +89,7 @@ async fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
         "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\",\"params\":{{\"x\":\"{}\"}}}}",
         "a".repeat(10 * 1024 * 1024)
     );
-    let reply = raw_post(&h.url, &big).await;
+    let reply = super::streams::raw_post(&h.url, &big).await;
     assert!(reply.starts_with("HTTP/1.1 413"), "{reply}");
     assert!(reply.contains("too large"), "{reply}");
     still_serving(&h).await;
@@ -285,134 +266,6 @@ async fn modern_discover_list_and_call() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn legacy_session_lifecycle() {
-    let h = Harness::start(&["mail_list_labels"]).await;
-    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "codex-mcp-client", "version": "0.169.0"}}});
-    let r = client()
-        .post(&h.url)
-        .header("accept", "application/json, text/event-stream")
-        .body(init.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-    let b: Value = r.json().await.unwrap();
-    assert_eq!(b["result"]["protocolVersion"], "2025-06-18");
-    assert!(b["result"].get("resultType").is_none());
-    assert!(
-        b["result"]["instructions"]
-            .as_str()
-            .unwrap()
-            .contains("search_tools")
-    );
-
-    let legacy = |body: Value, accept: &'static str| {
-        client()
-            .post(&h.url)
-            .header("accept", accept)
-            .header("mcp-session-id", sid.clone())
-            .header("mcp-protocol-version", "2025-06-18")
-            .body(body.to_string())
-    };
-    let r = legacy(
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        "application/json",
-    )
-    .send()
-    .await
-    .unwrap();
-    assert_eq!(r.status(), 202);
-    // SSE reply when the client accepts only SSE.
-    let r = legacy(
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
-        "text/event-stream",
-    )
-    .send()
-    .await
-    .unwrap();
-    assert_eq!(r.headers()["content-type"], "text/event-stream");
-    let body = r.text().await.unwrap();
-    let data = body.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
-    let list: Value = serde_json::from_str(data).unwrap();
-    assert_eq!(list["result"]["tools"][2]["name"], "mail_list_labels");
-    assert!(list["result"].get("ttlMs").is_none());
-    // A call under the session is logged with the session and the client from initialize.
-    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": "mail_list_labels", "arguments": {}, "_meta": {"callId": "call_abc"}}});
-    let r: Value = legacy(call, "application/json")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert!(
-        text(&r["result"]).starts_with("mail_list_labels ran"),
-        "{r}"
-    );
-    let r = legacy(
-        json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}),
-        "application/json",
-    )
-    .send()
-    .await
-    .unwrap();
-    assert_eq!(r.json::<Value>().await.unwrap()["result"], json!({}));
-
-    // GET: 405 without a session, a stream with one.
-    let r = client().get(&h.url).send().await.unwrap();
-    assert_eq!(r.status(), 405);
-    let r = client()
-        .get(&h.url)
-        .header("mcp-session-id", sid.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    assert_eq!(r.headers()["content-type"], "text/event-stream");
-    drop(r);
-
-    let r = client()
-        .delete(&h.url)
-        .header("mcp-session-id", sid.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let r = legacy(
-        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}),
-        "application/json",
-    )
-    .send()
-    .await
-    .unwrap();
-    assert_eq!(r.status(), 404);
-    let r = client()
-        .delete(&h.url)
-        .header("mcp-session-id", sid.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 404);
-
-    h.flush();
-    let rows = h.query("SELECT session_id, client, via, ok, client_call_id FROM calls");
-    assert_eq!(
-        rows,
-        [vec![
-            json!(sid),
-            json!("codex-mcp-client"),
-            json!("direct"),
-            json!(1),
-            json!("call_abc")
-        ]]
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn call_tool_is_forgiving_and_everything_is_logged() {
     let h = Harness::start(&[]).await;
     let ct = |id: i64, args: Value| {
@@ -553,77 +406,5 @@ async fn promote_shows_up_without_restart_and_upstream_down_says_so() {
             .unwrap()
             .contains("unavailable"),
         "{c}"
-    );
-}
-
-/// Reads the next `n` SSE `data:` messages from a raw socket (bounded wait); `buf` keeps what was
-/// read past them.
-async fn sse_messages(sock: &mut tokio::net::TcpStream, buf: &mut String, n: usize) -> Vec<Value> {
-    use tokio::io::AsyncReadExt;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let mut msgs = Vec::new();
-        let mut consumed = 0;
-        while let Some(end) = buf[consumed..].find("\n\n") {
-            let event = &buf[consumed..consumed + end];
-            if let Some(d) = event.lines().find_map(|l| l.strip_prefix("data: ")) {
-                msgs.push(serde_json::from_str::<Value>(d).unwrap());
-            }
-            consumed += end + 2;
-            if msgs.len() == n {
-                buf.drain(..consumed);
-                return msgs;
-            }
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        let mut chunk = [0u8; 4096];
-        let got = tokio::time::timeout(left, sock.read(&mut chunk)).await;
-        let got = got.expect("no SSE message in time").unwrap();
-        assert!(got > 0, "stream ended");
-        buf.push_str(&String::from_utf8_lossy(&chunk[..got]));
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn listen_stream_acknowledges_and_announces_promotions() {
-    use tokio::io::AsyncWriteExt;
-    let h = Harness::start(&["mail_list_labels"]).await;
-    let listen = modern(
-        7,
-        "subscriptions/listen",
-        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}),
-    )
-    .to_string();
-    let addr = h
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_string();
-    let mut sock = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\
-         MCP-Protocol-Version: {V}\r\nMcp-Method: subscriptions/listen\r\n\
-         Content-Length: {}\r\n\r\n{listen}",
-        listen.len()
-    );
-    sock.write_all(head.as_bytes()).await.unwrap();
-    let mut buf = String::new();
-    let ack = &sse_messages(&mut sock, &mut buf, 1).await[0];
-    assert!(buf.is_empty() || !buf.contains("list_changed"));
-    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
-    assert_eq!(
-        ack["params"]["notifications"],
-        json!({"toolsListChanged": true})
-    );
-    assert_eq!(
-        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
-        7
-    );
-    set_working_set(&h.db, &["calendar_list_events"]);
-    let msgs = sse_messages(&mut sock, &mut buf, 1).await;
-    assert_eq!(msgs[0]["method"], "notifications/tools/list_changed");
-    assert_eq!(
-        msgs[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
-        7
     );
 }

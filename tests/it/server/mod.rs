@@ -2,9 +2,11 @@
 //! in-memory fake upstream, driven over HTTP, stdio pipes and the Python SDK client.
 
 mod http;
+mod legacy;
 mod python;
 mod serve_cmd;
 mod stdio;
+mod streams;
 
 use std::path::PathBuf;
 use std::sync::Arc;
