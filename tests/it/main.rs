@@ -3,5 +3,8 @@
 
 mod cli;
 mod demo;
+mod server;
+
+mod search;
 mod support;
 mod upstream;
