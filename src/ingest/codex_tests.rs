@@ -99,8 +99,8 @@ fn fork_copies_are_attributed_to_the_parent() {
     assert_eq!(
         got,
         [
-            ("p1", "toolbox/get-sum@parent", None),
             ("x1", "toolbox/get-sum@child", Some(Status::Ok)),
+            ("p1", "toolbox/get-sum@parent", None),
         ]
     );
 }

@@ -2,27 +2,25 @@
 //! stopped, pairs calls with results (across runs through `ingest_pending`) and writes one
 //! transaction per file through `store/ingest.rs`. Must not hold SQL or parse lines itself.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use time::OffsetDateTime;
 use walkdir::WalkDir;
 
 use super::claude_code::ClaudeCode;
 use super::codex::Codex;
+use super::pairing::Pairing;
+use super::progress::Bar;
 use super::reader::{self, HEAD_BYTES, Line, MAX_LINE};
-use super::{Adapter, CallEvent, Event, IngestSummary, Malformed, Names, Status};
+use super::{Adapter, CallEvent, IngestSummary, Malformed, Names, Status};
 use crate::catalog::Catalog;
 use crate::clock;
 use crate::config::{Config, TranscriptKind, TranscriptRoot};
 use crate::store::ingest::{CallRow, FileBatch, FileRow, Resolution};
 use crate::store::{Store, StoreError};
-
-/// A run shorter than this shows no progress bar.
-pub const PROGRESS_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How `ingest_with` runs.
 #[derive(Debug, Clone)]
@@ -216,69 +214,6 @@ struct FileCtx<'a> {
     now: OffsetDateTime,
 }
 
-/// Calls of one file being paired with their results.
-#[derive(Default)]
-struct Pairing {
-    /// Calls without a result yet, and the order they came in.
-    open: HashMap<String, CallEvent>,
-    order: Vec<String>,
-    seen: HashSet<String>,
-    done: Vec<CallEvent>,
-    /// Results of calls left pending by an earlier run or file.
-    resolved: Vec<(String, Status, Option<String>, Option<i64>)>,
-    abort: bool,
-}
-
-impl Pairing {
-    fn apply(&mut self, event: Event, pending: &mut HashSet<String>) {
-        match event {
-            Event::Call(c) => match c.status {
-                Some(status) => {
-                    pending.remove(&c.id);
-                    if let Some(mut o) = self.open.remove(&c.id) {
-                        o.status = Some(status);
-                        o.tool = c.tool;
-                        o.ms = c.ms.or(o.ms);
-                        self.done.push(o);
-                    } else if self.seen.insert(c.id.clone()) {
-                        self.done.push(c);
-                    }
-                }
-                None => {
-                    if self.seen.insert(c.id.clone()) {
-                        self.order.push(c.id.clone());
-                        self.open.insert(c.id.clone(), c);
-                    }
-                }
-            },
-            Event::Result {
-                id,
-                status,
-                tool,
-                ms,
-            } => {
-                if let Some(mut o) = self.open.remove(&id) {
-                    o.status = Some(status);
-                    o.tool = tool.unwrap_or(o.tool);
-                    o.ms = ms.or(o.ms);
-                    self.done.push(o);
-                } else if pending.remove(&id) {
-                    self.resolved.push((id, status, tool, ms));
-                }
-            }
-            Event::AbortOpen => {
-                for id in &self.order {
-                    if let Some(mut o) = self.open.remove(id) {
-                        o.status = Some(Status::Aborted);
-                        self.done.push(o);
-                    }
-                }
-                self.abort = true;
-            }
-        }
-    }
-}
-
 fn ingest_file(
     store: &mut Store,
     ctx: &FileCtx,
@@ -410,47 +345,4 @@ fn stem_of(path: &Path) -> String {
         .map(|n| n.to_string_lossy())
         .map(|n| n.strip_suffix(".jsonl").unwrap_or(&n).to_string())
         .unwrap_or_default()
-}
-
-/// A progress bar on stderr that appears only on a terminal and once the run has taken
-/// `PROGRESS_AFTER`.
-struct Bar {
-    bar: Option<ProgressBar>,
-    started: Instant,
-    shown: std::cell::Cell<bool>,
-}
-
-impl Bar {
-    fn new(enabled: bool, total: u64) -> Bar {
-        use std::io::IsTerminal;
-        let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
-            let b = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden());
-            if let Ok(style) = ProgressStyle::with_template(
-                "ingest {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} eta {eta}",
-            ) {
-                b.set_style(style);
-            }
-            b
-        });
-        Bar {
-            bar,
-            started: Instant::now(),
-            shown: std::cell::Cell::new(false),
-        }
-    }
-
-    fn inc(&self, n: u64) {
-        let Some(b) = &self.bar else { return };
-        b.inc(n);
-        if !self.shown.get() && self.started.elapsed() >= PROGRESS_AFTER {
-            self.shown.set(true);
-            b.set_draw_target(ProgressDrawTarget::stderr());
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
-    }
 }

@@ -6,6 +6,8 @@ pub mod claude_code;
 pub mod codex;
 mod driver;
 pub mod names;
+mod pairing;
+mod progress;
 mod reader;
 pub mod scan;
 pub mod status;
@@ -119,55 +121,34 @@ pub fn ingest_all(
     ingest_with(config, store, &options)
 }
 
-/// Parses a whole file's lines with `adapter`, pairing calls with results the way the driver
-/// does, for tests and tools that need no database. Returns the calls with their final status
-/// (`None`: no result yet) and the malformed-line count.
+/// Parses a whole file's complete lines with `adapter` and pairs calls with results exactly as
+/// the driver does, without a database. Returns the calls in the order they were completed, then
+/// those still without a result (`status: None`), and the malformed-line count.
 pub fn parse_all(adapter: &mut dyn Adapter, bytes: &[u8]) -> (Vec<CallEvent>, u64) {
-    let mut calls: Vec<CallEvent> = Vec::new();
+    let mut pairing = pairing::Pairing::default();
+    let mut pending = std::collections::HashSet::new();
     let mut events = Vec::new();
     let mut bad = 0;
     let complete = match memchr::memrchr(b'\n', bytes) {
         Some(end) => &bytes[..=end],
         None => &[][..],
     };
-    for line in complete.split(|&b| b == b'\n') {
-        if line.is_empty() {
-            continue;
-        }
-        let open: Vec<String> = calls
-            .iter()
-            .filter(|c| c.status.is_none())
-            .map(|c| c.id.clone())
-            .collect();
-        let wanted = |id: &str| open.iter().any(|o| o == id);
-        if adapter.line(line, &wanted, &mut events).is_err() {
+    for line in complete.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let parsed = {
+            let wanted = |id: &str| pairing.open.contains_key(id);
+            adapter.line(line, &wanted, &mut events)
+        };
+        if parsed.is_err() {
             bad += 1;
         }
         for e in events.drain(..) {
-            match e {
-                Event::Call(c) => {
-                    if !calls.iter().any(|k| k.id == c.id) {
-                        calls.push(c);
-                    }
-                }
-                Event::Result {
-                    id,
-                    status,
-                    tool,
-                    ms,
-                } => {
-                    if let Some(c) = calls.iter_mut().find(|c| c.id == id && c.status.is_none()) {
-                        c.status = Some(status);
-                        c.tool = tool.unwrap_or(std::mem::take(&mut c.tool));
-                        c.ms = ms.or(c.ms);
-                    }
-                }
-                Event::AbortOpen => {
-                    for c in calls.iter_mut().filter(|c| c.status.is_none()) {
-                        c.status = Some(Status::Aborted);
-                    }
-                }
-            }
+            pairing.apply(e, &mut pending);
+        }
+    }
+    let mut calls = pairing.done;
+    for id in &pairing.order {
+        if let Some(c) = pairing.open.remove(id) {
+            calls.push(c);
         }
     }
     (calls, bad)
@@ -184,3 +165,7 @@ pub(crate) fn parse_line<T: serde::de::DeserializeOwned>(raw: &[u8]) -> Result<T
         Err(e) => Err(e.to_string()),
     }
 }
+
+#[cfg(test)]
+#[path = "samples_tests.rs"]
+mod samples_tests;
