@@ -299,4 +299,19 @@ mod tests {
         assert_eq!(bad, 1);
         assert_eq!(calls[0].1, "toolbox/echo@stem-session");
     }
+
+    #[test]
+    fn spaced_json_is_read_too() {
+        let lines = [
+            r#"{"type": "assistant", "sessionId": "s1", "message": {"content": [{"type": "tool_use", "id": "a", "name": "mcp__toolbox__echo", "input": {}}]}}"#,
+            r#"{"type": "user", "sessionId": "s1", "message": {"content": [{"tool_use_id": "a", "type": "tool_result", "content": "x", "is_error": true}]}}"#,
+            "",
+        ];
+        let (calls, bad) = run(&["toolbox"], &[], &lines.join("\n"));
+        assert_eq!(bad, 0);
+        assert_eq!(
+            calls,
+            [("a".into(), "toolbox/echo@s1".into(), Some(Status::Error))]
+        );
+    }
 }

@@ -349,19 +349,20 @@ impl Adapter for Codex<'_> {
         wanted: &dyn Fn(&str) -> bool,
         out: &mut Vec<Event>,
     ) -> Result<(), String> {
+        // Pre-filter on the raw bytes; a line whose type is not found this way (other JSON
+        // formatting) is parsed and sorted below.
         match scan::first_type(raw, &TYPE_KEY) {
             Some(b"turn_context") => {
                 self.current = self.own.clone();
                 return Ok(());
             }
             Some(b"compacted") => return Ok(()),
-            Some(b"session_meta") => {}
-            // The 2025 header line `{"id","timestamp",…}` has no type.
-            None => {}
+            Some(b"session_meta") | None => {}
             Some(_) => {
+                let mut ids = scan::values_after(raw, &CALL_ID).peekable();
                 let relevant = FUNCTION_CALL.is_in(raw)
                     || (CUSTOM_CALL.is_in(raw) && CODE_MODE_MCP.is_in(raw))
-                    || (OUTPUT.is_in(raw) && scan::values_after(raw, &CALL_ID).any(wanted))
+                    || (OUTPUT.is_in(raw) && (ids.peek().is_none() || ids.any(wanted)))
                     || CALL_END.is_in(raw)
                     || (MCP_ITEM.is_in(raw) && ITEM_DONE.is_in(raw))
                     || ABORTED.is_in(raw);
@@ -389,15 +390,20 @@ impl Adapter for Codex<'_> {
                     self.session_meta(id);
                 }
             }
-            (None, _) => {
-                if let Some(id) = v.get("id").and_then(Value::as_str) {
-                    self.session_meta(id);
-                }
-            }
+            (Some("turn_context"), _) => self.current = self.own.clone(),
+            (Some("compacted"), _) => {}
             (Some("response_item" | "event_msg"), Some(p)) => self.item(p, &ts, wanted, out),
             (Some(_), Some(_)) => {}
             // 2025 flat items: the line is the item.
             (Some(_), None) => self.item(&v, &ts, wanted, out),
+            // The 2025 header line `{"id","timestamp",…}` has no type.
+            (None, _) => {
+                if !self.own_seen
+                    && let Some(id) = v.get("id").and_then(Value::as_str)
+                {
+                    self.session_meta(id);
+                }
+            }
         }
         Ok(())
     }

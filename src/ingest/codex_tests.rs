@@ -123,3 +123,21 @@ fn legacy_header_and_bad_lines() {
         )]
     );
 }
+
+#[test]
+fn spaced_json_is_read_too() {
+    let (calls, bad) = run(&[
+        r#"{"timestamp": "2026-11-28T09:14:03Z", "type": "session_meta", "payload": {"id": "sp"}}"#,
+        r#"{"timestamp": "2026-11-28T09:14:07Z", "type": "response_item", "payload": {"type": "function_call", "name": "get_sum", "namespace": "mcp__toolbox", "arguments": "{}", "call_id": "s1"}}"#,
+        r#"{"timestamp": "2026-11-28T09:14:08Z", "type": "response_item", "payload": {"type": "function_call_output", "call_id": "s1", "output": "err: \"x\""}}"#,
+    ]);
+    assert_eq!(bad, 0);
+    assert_eq!(
+        calls,
+        [(
+            "s1".to_string(),
+            "toolbox/get-sum@sp".to_string(),
+            Some(Status::Error)
+        )]
+    );
+}
