@@ -332,7 +332,7 @@ fn ingest_file(
     summary.files_read += 1;
     summary.bytes += job.size - start;
     summary.new_calls += counts.new;
-    summary.duplicates += counts.duplicates;
+    summary.duplicates += counts.duplicates + pairing.repeats;
     summary.merged += counts.merged;
     summary.pending += counts.pending;
     summary.skipped_lines += skipped;

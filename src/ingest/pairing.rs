@@ -16,6 +16,8 @@ pub struct Pairing {
     /// Results of calls left pending by an earlier run or file.
     pub resolved: Vec<(String, Status, Option<String>, Option<i64>)>,
     pub abort: bool,
+    /// Calls seen again in the same file (duplicate lines, replays).
+    pub repeats: u64,
 }
 
 impl Pairing {
@@ -39,6 +41,8 @@ impl Pairing {
                     if self.seen.insert(c.id.clone()) {
                         self.order.push(c.id.clone());
                         self.open.insert(c.id.clone(), c);
+                    } else {
+                        self.repeats += 1;
                     }
                 }
             },

@@ -349,3 +349,20 @@ fn json_summary_for_machines() {
     assert_eq!(v["skipped_lines"], 0);
     assert!(v["errors"].as_array().unwrap().is_empty());
 }
+
+#[test]
+fn identical_duplicate_lines_count_once() {
+    let env = Env::new(&["toolbox"]);
+    let dir = env.path("claude/projects/p");
+    std::fs::create_dir_all(&dir).unwrap();
+    let call = r#"{"type":"assistant","sessionId":"s1","timestamp":"2026-11-28T09:00:00.000Z","message":{"content":[{"type":"tool_use","id":"toolu_d","name":"mcp__toolbox__echo","input":{}}]}}"#;
+    let result = r#"{"type":"user","sessionId":"s1","message":{"content":[{"tool_use_id":"toolu_d","type":"tool_result","content":"ok"}]}}"#;
+    std::fs::write(
+        dir.join("s1.jsonl"),
+        [call, call, result, result, call, ""].join("\n"),
+    )
+    .unwrap();
+    let s = env.ingest();
+    assert_eq!((s.new_calls, s.duplicates, s.pending), (1, 2, 0), "{s:?}");
+    assert_eq!(env.calls().len(), 1);
+}
