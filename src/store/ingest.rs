@@ -306,6 +306,14 @@ fn record_call(tx: &Transaction, c: &CallRow) -> rusqlite::Result<Outcome> {
         }
         tx.prepare_cached("UPDATE calls SET session_id = ?2 WHERE id = ?1")?
             .execute(params![id, c.session_id])?;
+        // The proxy's session key is not a session of its own any more once nothing refers to
+        // it (the proxy re-creates it if it logs there again).
+        tx.prepare_cached(
+            "DELETE FROM sessions WHERE id = ?1 AND source = 'proxy'
+               AND NOT EXISTS (SELECT 1 FROM calls WHERE session_id = ?1)
+               AND NOT EXISTS (SELECT 1 FROM searches WHERE session_id = ?1)",
+        )?
+        .execute([&session])?;
         return Ok(Outcome::Merged);
     }
     tx.prepare_cached(

@@ -182,6 +182,18 @@ fn proxy_then_transcript_is_one_row_in_the_transcript_session() {
     let got = calls(&s);
     assert_eq!(got.len(), 1);
     assert_eq!((got[0].1.as_str(), got[0].2.as_str()), ("sess-A", "direct"));
+    let sessions: Vec<(String, String)> = s
+        .conn
+        .prepare("SELECT id, source FROM sessions ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        sessions,
+        [("sess-A".to_string(), "transcript:claude-code".to_string())]
+    );
 }
 
 #[test]
