@@ -159,7 +159,7 @@ impl<'a> Codex<'a> {
                 let Some(id) = s("call_id").filter(|id| wanted(id)) else {
                     return;
                 };
-                let status = output_status(item.get("output").unwrap_or(&Value::Null));
+                let status = status::codex_output(item.get("output").unwrap_or(&Value::Null));
                 out.push(result(id, status, None, None));
             }
             Some("custom_tool_call_output") => {
@@ -318,28 +318,6 @@ fn duration_ms(d: &Value) -> Option<i64> {
     let secs = d.get("secs")?.as_i64()?;
     let nanos = d.get("nanos").and_then(Value::as_i64).unwrap_or(0);
     Some(secs * 1000 + nanos / 1_000_000)
-}
-
-/// The outcome of a `function_call_output` when no event says it: older builds wrote `err: …` for
-/// a failed call; some write `{content, success}`; otherwise only the text can tell.
-fn output_status(output: &Value) -> Status {
-    if let Some(s) = output.as_str() {
-        if s.starts_with("err: ") {
-            return Status::Error;
-        }
-        return match serde_json::from_str::<Value>(s) {
-            Ok(v @ Value::Array(_)) => status::unflagged(&status::texts(&v)),
-            _ => status::unflagged(&[s]),
-        };
-    }
-    if output.get("success") == Some(&Value::Bool(false)) {
-        return Status::Error;
-    }
-    let texts: Vec<&str> = status::texts(output)
-        .into_iter()
-        .filter(|t| !t.starts_with("Wall time:"))
-        .collect();
-    status::unflagged(&texts)
 }
 
 impl Adapter for Codex<'_> {

@@ -127,6 +127,28 @@ pub fn reads_as_failure(text: &str) -> bool {
     false
 }
 
+/// The outcome of a `function_call_output` when no event says it: older builds wrote `err: …` for
+/// a failed call; some write `{content, success}`; otherwise only the text can tell.
+pub fn codex_output(output: &Value) -> Status {
+    if let Some(s) = output.as_str() {
+        if s.starts_with("err: ") {
+            return Status::Error;
+        }
+        return match serde_json::from_str::<Value>(s) {
+            Ok(v @ Value::Array(_)) => unflagged(&texts(&v)),
+            _ => unflagged(&[s]),
+        };
+    }
+    if output.get("success") == Some(&Value::Bool(false)) {
+        return Status::Error;
+    }
+    let texts: Vec<&str> = texts(output)
+        .into_iter()
+        .filter(|t| !t.starts_with("Wall time:"))
+        .collect();
+    unflagged(&texts)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +216,32 @@ mod tests {
             ["c"]
         );
         assert!(texts(&json!(3)).is_empty());
+    }
+
+    #[test]
+    fn codex_outputs() {
+        for (output, want) in [
+            (json!("err: \"tool call failed\""), Status::Error),
+            (
+                json!("[{\"type\": \"text\", \"text\": \"MCP error -32602: bad\"}]"),
+                Status::ErrorHeuristic,
+            ),
+            (
+                json!("[{\"type\": \"text\", \"text\": \"fine\"}]"),
+                Status::Ok,
+            ),
+            (json!("{\"libraryId\":\"/a/b\"}"), Status::Ok),
+            (json!({"content": "x", "success": false}), Status::Error),
+            (
+                json!([{"type": "input_text", "text": "Wall time: 0.1 seconds\nOutput:"}, {"type": "input_text", "text": "MCP error -32000: closed"}]),
+                Status::ErrorHeuristic,
+            ),
+            (
+                json!([{"type": "input_text", "text": "Wall time: 0.1 seconds\nOutput:"}, {"type": "input_text", "text": "5"}]),
+                Status::Ok,
+            ),
+        ] {
+            assert_eq!(codex_output(&output), want, "{output}");
+        }
     }
 }
