@@ -8,3 +8,4 @@ mod server;
 mod search;
 mod support;
 mod upstream;
+mod ingest;
