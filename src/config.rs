@@ -13,6 +13,9 @@ pub use errors::Problem;
 
 /// Default listen port.
 pub const DEFAULT_PORT: u16 = 4484;
+/// The commented default config that `mws init` writes; it parses to `Config::default()`.
+pub const DEFAULT_TEXT: &str = include_str!("config/default.jsonc");
+
 /// Default name the client registered the proxy under.
 pub const DEFAULT_SERVER_NAME: &str = "toolbox";
 

@@ -133,3 +133,8 @@ fn fields_and_defaults() {
     assert_eq!(c.timeouts.list_ms, 5_000);
     assert_eq!(parse("{}").unwrap().upstream, Upstream::default());
 }
+
+#[test]
+fn default_text_is_the_defaults() {
+    assert_eq!(parse(DEFAULT_TEXT).unwrap(), Config::default());
+}
