@@ -304,4 +304,4 @@ fn order(i: &Inputs, why: &HashMap<String, Why>, now: &str) -> Vec<Listed> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

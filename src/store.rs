@@ -2,7 +2,9 @@
 //! module and its children (`store/*.rs`), one file per concern. Must not decide anything: the
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
+pub mod catalog;
 pub mod log;
+pub mod promote;
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -12,6 +14,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 pub use log::{CallRecord, LogEvent, LogSink, SearchRecord};
+pub use promote::PromotionRecord;
 
 mod embedded {
     refinery::embed_migrations!("migrations");
