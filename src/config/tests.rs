@@ -4,7 +4,7 @@ use super::*;
 
 /// Parses `input` and returns `line:column: message`, or "ok".
 fn outcome(input: &str) -> String {
-    match parse(input).map_err(|p| p).and_then(|c| {
+    match parse(input).and_then(|c| {
         validate(&c).map_err(|message| Problem {
             line: 0,
             column: 0,

@@ -14,10 +14,13 @@ pub fn ago(days: f64) -> String {
     clock::fmt(now() - Duration::seconds_f64(days * 86_400.0))
 }
 
+/// Per tool: successful sessions, successful calls, failed calls (in the window), last success.
+type Sums<'a> = (BTreeSet<&'a str>, u32, u32, Option<String>);
+
 /// Sums a timeline the way the SQL does.
 pub fn usage_of(calls: &[Call], rules: &Promote) -> Vec<Usage> {
     let window = cutoff(now(), rules.window_days);
-    let mut by: BTreeMap<&str, (BTreeSet<&str>, u32, u32, Option<String>)> = BTreeMap::new();
+    let mut by: BTreeMap<&str, Sums> = BTreeMap::new();
     for (tool, session, days, ok) in calls {
         let ts = ago(*days);
         let e = by.entry(tool).or_default();
