@@ -3,3 +3,4 @@
 
 mod cli;
 mod history;
+mod history_writers;
