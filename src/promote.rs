@@ -216,8 +216,13 @@ pub fn decide(i: &Inputs) -> Outcome {
             let d = format!("a successful call within keepDays ({}d)", r.keep_days);
             (true, Action::Kept, Some(Why::Promoted), d)
         } else if was {
+            let unpinned = before.get(name).is_some_and(|l| l.why == Why::Pin);
             let d = match pin_file {
                 Some(_) => format!("front-matter pin unused for {}d", r.pin_decay_days),
+                None if unpinned => format!(
+                    "no longer in `pins`, and no successful call within keepDays ({}d)",
+                    r.keep_days
+                ),
                 None => format!("no successful call within keepDays ({}d)", r.keep_days),
             };
             (false, Action::Demoted, None, d)
