@@ -108,7 +108,24 @@ pub fn scan(globs: &[String]) -> (Vec<(String, String)>, Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{parse, scan};
+
+    #[test]
+    fn scan_reads_matches_and_warns_on_bad_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("a")).unwrap();
+        std::fs::create_dir_all(d.join("b")).unwrap();
+        std::fs::create_dir_all(d.join("c/SKILL.md")).unwrap();
+        std::fs::write(d.join("a/SKILL.md"), "---\nworking-set-pins: [x, y]\n---\n").unwrap();
+        std::fs::write(d.join("b/SKILL.md"), [0xff, 0xfe, 0x00]).unwrap();
+        let glob = format!("{}/*/SKILL.md", d.display());
+        let (found, warnings) = scan(&[glob]);
+        let a = d.join("a/SKILL.md").display().to_string();
+        assert_eq!(found, [("x".to_string(), a.clone()), ("y".to_string(), a)]);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].starts_with(&d.join("b/SKILL.md").display().to_string()));
+    }
 
     #[test]
     fn front_matter() {
