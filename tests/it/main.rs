@@ -9,3 +9,5 @@ mod search;
 mod support;
 mod upstream;
 mod ingest;
+mod history;
+mod history_writers;
