@@ -52,13 +52,17 @@ fn large_catalog() -> Catalog {
     .map(|(s, f)| (s, load(f)))
     .collect();
     let mut tools = Vec::with_capacity(LARGE);
+    let mut seen = HashSet::new();
     'outer: for copy in 0.. {
         for (server, cat) in &sources {
             for t in cat.tools() {
                 if tools.len() == LARGE {
                     break 'outer;
                 }
-                tools.push(renamed(server, copy, t));
+                let t = renamed(server, copy, t);
+                if seen.insert(t["name"].as_str().unwrap_or("").to_string()) {
+                    tools.push(t);
+                }
             }
         }
     }

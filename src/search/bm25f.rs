@@ -44,6 +44,10 @@ pub const K1: f32 = 1.2;
 /// (usually examples and caveats, which add noise).
 pub const DESCRIPTION_CHARS: usize = 600;
 
+/// Characters of each parameter description that are indexed. Long parameter descriptions are
+/// mostly formats, enums and examples; raising it indexes them (slower build, more noise).
+pub const PARAM_DESCRIPTION_CHARS: usize = 160;
+
 /// How the per-field frequencies are combined.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Variant {

@@ -150,7 +150,8 @@ impl SearchIndex {
 }
 
 /// Feeds each tool's fields to the index: name tokens (backend prefix included), parameter names,
-/// parameter descriptions, and the first `DESCRIPTION_CHARS` characters of the description.
+/// the first `PARAM_DESCRIPTION_CHARS` of each parameter description, and the first
+/// `DESCRIPTION_CHARS` characters of the description.
 fn build_index(catalog: &Catalog, variant: Variant) -> bm25f::Index {
     let tools = catalog.tools();
     fn text(v: Option<&Value>) -> &str {
@@ -166,18 +167,25 @@ fn build_index(catalog: &Catalog, variant: Variant) -> bm25f::Index {
         {
             for (k, p) in props {
                 tokenize::for_each_token(k, |w| emit(bm25f::PARAMS, w));
-                tokenize::for_each_token(text(p.get("description")), |w| {
+                let d = text(p.get("description"));
+                tokenize::for_each_token(prefix(d, bm25f::PARAM_DESCRIPTION_CHARS), |w| {
                     emit(bm25f::PARAM_DESC, w)
                 });
             }
         }
         let desc = text(t.get("description"));
-        let end = desc
-            .char_indices()
-            .nth(bm25f::DESCRIPTION_CHARS)
-            .map_or(desc.len(), |(i, _)| i);
-        tokenize::for_each_token(&desc[..end], |w| emit(bm25f::DESCRIPTION, w));
+        tokenize::for_each_token(prefix(desc, bm25f::DESCRIPTION_CHARS), |w| {
+            emit(bm25f::DESCRIPTION, w)
+        });
     })
+}
+
+/// The first `chars` characters of `s`.
+fn prefix(s: &str, chars: usize) -> &str {
+    if s.len() <= chars {
+        return s; // fewer bytes than the cap means fewer characters too
+    }
+    s.char_indices().nth(chars).map_or(s, |(i, _)| &s[..i])
 }
 
 #[cfg(test)]

@@ -210,7 +210,8 @@ fn no_match_hint(ix: &SearchIndex, restrict: Option<u32>) -> String {
 
 /// The whole catalog grouped by backend, names only, listed tools marked `*`. Over budget, each
 /// group keeps its first names and says how many more it has; groups that still do not fit are
-/// dropped from the end and counted in `more`.
+/// dropped from the end and counted in `more`. Sizes are computed arithmetically (prefix sums of
+/// the names' JSON lengths), so a 10,000-tool catalog costs one pass, not one build per try.
 fn catalog(ix: &SearchIndex, listed: &HashSet<String>) -> Reply {
     let tools = ix.catalog.tools();
     let n_groups = ix.backends.names.len() + 1;
@@ -236,42 +237,94 @@ fn catalog(ix: &SearchIndex, listed: &HashSet<String>) -> Reply {
         Value::Object(m)
     };
     let order: Vec<usize> = (0..n_groups).filter(|&g| !groups[g].is_empty()).collect();
-    let build = |cap: usize, keep: usize| -> Value {
-        let results: Vec<Value> = order[..keep].iter().map(|&g| group_json(g, cap)).collect();
-        let dropped: usize = order[keep..].iter().map(|&g| groups[g].len()).sum();
-        let mut m = Map::new();
-        m.insert("mode".into(), json!("catalog"));
-        m.insert("total".into(), json!(tools.len()));
-        m.insert("results".into(), Value::Array(results));
-        if dropped > 0 {
-            m.insert("more".into(), json!(dropped));
+    // Per group: its size with no names and no `more`, and prefix sums of its names' sizes.
+    let prefix: Vec<Vec<usize>> = order
+        .iter()
+        .map(|&g| {
+            let mut acc = vec![0usize];
+            for n in &groups[g] {
+                acc.push(acc.last().unwrap_or(&0) + json_str_len(n) + 1);
+            }
+            acc
+        })
+        .collect();
+    let more_len = |m: usize| {
+        if m == 0 {
+            0
+        } else {
+            ",\"more\":".len() + digits(m)
         }
-        Value::Object(m)
+    };
+    // `{"backend":..,"tools":[]}`: the group with cap 0, minus its `more` and the `[]`.
+    let empty: Vec<usize> = order
+        .iter()
+        .map(|&g| json_len(&group_json(g, 0)) - more_len(groups[g].len()) - 2)
+        .collect();
+    let group_len = |i: usize, cap: usize| -> usize {
+        let len = groups[order[i]].len();
+        let k = cap.min(len);
+        empty[i] + 2 + prefix[i][k] - usize::from(k > 0) + more_len(len - k)
+    };
+    let frame = json_len(&json!({"mode": "catalog", "total": tools.len(), "results": []}));
+    let size = |cap: usize, keep: usize| -> usize {
+        let groups_len: usize =
+            (0..keep).map(|i| group_len(i, cap)).sum::<usize>() + keep.saturating_sub(1);
+        let dropped: usize = order[keep..].iter().map(|&g| groups[g].len()).sum();
+        frame + groups_len + more_len(dropped)
     };
     let largest = order.iter().map(|&g| groups[g].len()).max().unwrap_or(0);
-    let mut json = build(largest, order.len());
-    let mut trimmed = Trimmed::default();
-    if json_len(&json) > REPLY_BUDGET {
-        // The largest per-group cap that fits, by bisection.
+    let (mut cap, mut keep) = (largest, order.len());
+    if size(cap, keep) > REPLY_BUDGET {
+        // The largest per-group cap that fits, by bisection; then drop groups from the end.
         let (mut lo, mut hi) = (0usize, largest);
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            if json_len(&build(mid, order.len())) <= REPLY_BUDGET {
+            if size(mid, keep) <= REPLY_BUDGET {
                 lo = mid;
             } else {
                 hi = mid - 1;
             }
         }
-        let mut keep = order.len();
-        json = build(lo, keep);
-        while keep > 0 && json_len(&json) > REPLY_BUDGET {
+        cap = lo;
+        while keep > 0 && size(cap, keep) > REPLY_BUDGET {
             keep -= 1;
-            json = build(lo, keep);
         }
-        let shown: usize = order[..keep].iter().map(|&g| groups[g].len().min(lo)).sum();
-        trimmed.entries_dropped = tools.len() - shown;
     }
-    let shown = tools.len() - trimmed.entries_dropped;
+    let results: Vec<Value> = order[..keep].iter().map(|&g| group_json(g, cap)).collect();
+    let shown: usize = order[..keep]
+        .iter()
+        .map(|&g| groups[g].len().min(cap))
+        .sum();
+    let mut m = Map::new();
+    m.insert("mode".into(), json!("catalog"));
+    m.insert("total".into(), json!(tools.len()));
+    m.insert("results".into(), Value::Array(results));
+    if tools.len() - shown > 0 && keep < order.len() {
+        let dropped: usize = order[keep..].iter().map(|&g| groups[g].len()).sum();
+        m.insert("more".into(), json!(dropped));
+    }
+    let json = Value::Object(m);
     let text = json.to_string();
+    debug_assert_eq!(text.len(), size(cap, keep));
+    let trimmed = Trimmed {
+        entries_dropped: tools.len() - shown,
+        ..Trimmed::default()
+    };
     finish("catalog", json, text, shown, trimmed, Vec::new())
+}
+
+/// Length of `s` as a JSON string literal.
+fn json_str_len(s: &str) -> usize {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf8(),
+        })
+        .sum::<usize>()
+}
+
+fn digits(n: usize) -> usize {
+    n.to_string().len()
 }
