@@ -101,7 +101,7 @@ pub fn ingest_with(
 
 /// Upstream tool names: the `catalog` table, else `stateDir/catalog.json`, else none.
 fn catalog_names(config: &Config, store: &Store) -> Result<Vec<String>, StoreError> {
-    let names = store.catalog_names()?;
+    let names = store.catalog_names_ever_seen()?;
     if !names.is_empty() {
         return Ok(names);
     }

@@ -131,7 +131,7 @@ impl Store {
     }
 
     /// Every tool name the catalog table has seen (present or not).
-    pub fn catalog_names(&self) -> Result<Vec<String>, StoreError> {
+    pub fn catalog_names_ever_seen(&self) -> Result<Vec<String>, StoreError> {
         let mut stmt = self
             .conn
             .prepare("SELECT name FROM catalog ORDER BY name")?;
