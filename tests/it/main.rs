@@ -5,9 +5,9 @@ mod cli;
 mod demo;
 mod server;
 
+mod history;
+mod history_writers;
+mod ingest;
 mod search;
 mod support;
 mod upstream;
-mod ingest;
-mod history;
-mod history_writers;

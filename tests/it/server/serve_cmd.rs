@@ -170,7 +170,9 @@ fn non_loopback_host_is_refused_at_startup() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("listen.host '0.0.0.0' is not a loopback address"),
+        err.contains(
+            "`listen.host`: \"0.0.0.0\" is not a loopback address; mws listens on loopback only"
+        ),
         "{err}"
     );
 }
