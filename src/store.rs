@@ -3,6 +3,7 @@
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
 pub mod log;
+pub mod report;
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};

@@ -2,3 +2,5 @@
 //! loopback. One module per area; shared helpers in `support`.
 
 mod cli;
+mod doctor;
+mod report;
