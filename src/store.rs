@@ -2,6 +2,7 @@
 //! module and its children (`store/*.rs`), one file per concern. Must not decide anything: the
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
+pub mod doctor;
 pub mod log;
 pub mod report;
 
