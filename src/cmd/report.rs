@@ -106,6 +106,7 @@ pub fn gather(
         tokenizer,
         catalog,
         listed: &listed,
+        pins: &config.pins,
         working_set: &working_set,
         usage: &usage,
         last_success: &last_success,
