@@ -8,8 +8,8 @@ use serde::Serialize;
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
 
-/// Which encoding counts tokens. o200k_base is the default: it is the encoding of current models,
-/// and tool JSON counts within a few percent of Claude's own tokenizer, which is not public.
+/// Which encoding counts tokens. o200k_base is the default: it is the encoding of current OpenAI
+/// models. Claude's tokenizer is not public, so for Claude either is an estimate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TokenizerKind {
     #[default]
