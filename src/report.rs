@@ -2,6 +2,7 @@
 //! rendered as tables (`render`) or serialized as the documented JSON shape. Pure: no I/O, no
 //! clock (`now` is an input), no SQL.
 
+pub mod aggregate;
 pub mod hit_rate;
 pub mod render;
 pub mod shape;

@@ -92,14 +92,15 @@ pub fn gather(
     let working_set = store.report_working_set()?;
     let names: Vec<String> = working_set.iter().map(|w| w.tool.clone()).collect();
     let listed = listed_tools(catalog, &names, config);
-    let usage = store.report_tool_usage(&span)?;
-    let mut wanted: HashSet<&str> = usage.iter().map(|u| u.tool.as_str()).collect();
+    let intervals =
+        report::hit_rate::listed_intervals(&store.report_transitions()?, &working_set, &span);
+    let mut agg = report::aggregate::Aggregate::new(&intervals);
+    store.report_scan_calls(&span, |c| agg.add(c))?;
+    let scan = agg.finish();
+    let mut wanted: HashSet<&str> = scan.tools.iter().map(|u| u.tool.as_str()).collect();
     wanted.extend(names.iter().map(String::as_str));
     let wanted: Vec<&str> = wanted.into_iter().collect();
     let last_success = store.report_last_success(&wanted)?;
-    let intervals =
-        report::hit_rate::listed_intervals(&store.report_transitions()?, &working_set, &span);
-    let hits = store.report_calls_in_intervals(&intervals, &span)?;
     Ok(report::compute(&Inputs {
         now,
         window,
@@ -108,12 +109,12 @@ pub fn gather(
         listed: &listed,
         pins: &config.pins,
         working_set: &working_set,
-        usage: &usage,
+        usage: &scan.tools,
         last_success: &last_success,
-        clients: &store.report_clients(&span)?,
-        sessions: store.report_sessions(&span)?,
+        clients: &scan.clients,
+        sessions: scan.sessions,
         searches: &store.report_searches(&span)?,
-        hits,
+        hits: scan.hits,
         upstream,
     }))
 }

@@ -425,3 +425,42 @@ fn command_prints_json_and_refuses_bad_flags() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
     }
 }
+
+/// The one-pass aggregate the report uses and the plain SQL aggregates agree on every figure.
+#[test]
+fn one_pass_aggregate_agrees_with_sql() {
+    let (_dir, store, _cat, _) = generated(20_000);
+    for window in ["24h", "7d", "30d", "60d"] {
+        let span = Window::parse(window)
+            .unwrap()
+            .span(clock::parse(NOW).unwrap());
+        let ws = store.report_working_set().unwrap();
+        let intervals = mws::report::hit_rate::listed_intervals(
+            &store.report_transitions().unwrap(),
+            &ws,
+            &span,
+        );
+        let mut agg = mws::report::aggregate::Aggregate::new(&intervals);
+        store.report_scan_calls(&span, |c| agg.add(c)).unwrap();
+        let scan = agg.finish();
+        let mut sql_tools = store.report_tool_usage(&span).unwrap();
+        sql_tools.sort_by(|a, b| a.tool.cmp(&b.tool));
+        assert_eq!(scan.tools, sql_tools, "{window}");
+        assert_eq!(
+            scan.clients,
+            store.report_clients(&span).unwrap(),
+            "{window}"
+        );
+        assert_eq!(
+            scan.sessions,
+            store.report_sessions(&span).unwrap(),
+            "{window}"
+        );
+        assert_eq!(
+            scan.hits,
+            store.report_calls_in_intervals(&intervals, &span).unwrap(),
+            "{window}"
+        );
+        assert!(scan.tools.len() > 5 && scan.hits > 0, "{window}");
+    }
+}
