@@ -5,6 +5,7 @@
 pub mod doctor;
 pub mod log;
 pub mod report;
+pub mod serve;
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};

@@ -165,15 +165,15 @@ fn sizes_table(r: &Report, style: Style) -> String {
     t.set_header(cells(&["", "tools", "bytes", "tokens"]));
     t.add_row(vec![
         Cell::new("upstream catalog"),
-        right(num(z.upstream.tools as u64)),
+        right(k(z.upstream.tools)),
         right(b(z.upstream.bytes)),
         right(k(z.upstream.tokens)),
     ]);
     t.add_row(vec![
         Cell::new("listed now"),
         right(num(z.listed.tools as u64)),
-        right(b(z.listed.bytes)),
-        right(k(z.listed.tokens)),
+        right(bytes(z.listed.bytes as u64)),
+        right(num(z.listed.tokens as u64)),
     ]);
     let share = z
         .saved_token_share
@@ -185,7 +185,7 @@ fn sizes_table(r: &Report, style: Style) -> String {
     }
     t.add_row(vec![
         Cell::new("saved per request"),
-        right(num(z.saved.tools as u64)),
+        right(k(z.saved.tools)),
         right(b(z.saved.bytes)),
         saved,
     ]);
@@ -214,6 +214,9 @@ fn listed_table(listed: &[ListedTool], now: OffsetDateTime, style: Style) -> Str
         if l.position.is_none() && style.color {
             why = why.fg(Color::Yellow);
         }
+        // The meta-tools' use is in the search and call_tool figures, not here.
+        let meta = l.reason == "meta-tool";
+        let usage = |n: u64| right(if meta { "-".into() } else { num(n) });
         t.add_row(vec![
             right(
                 l.position
@@ -228,10 +231,14 @@ fn listed_table(listed: &[ListedTool], now: OffsetDateTime, style: Style) -> Str
             } else {
                 "-".into()
             }),
-            right(num(l.usage.calls)),
-            right(num(l.usage.errors)),
-            right(num(l.usage.ok_sessions)),
-            right(ago(l.usage.last_success.as_deref(), now)),
+            usage(l.usage.calls),
+            usage(l.usage.errors),
+            usage(l.usage.ok_sessions),
+            right(if meta {
+                "-".into()
+            } else {
+                ago(l.usage.last_success.as_deref(), now)
+            }),
         ]);
     }
     format!("{t}\n")
