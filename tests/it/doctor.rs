@@ -334,3 +334,44 @@ fn healthy_state_and_transcripts_are_reported() {
     );
     has(&out, &[format!("ok state dir {}", s.state.display())]);
 }
+
+/// Kills the child when dropped, so a failing assertion does not leave `mws serve` running.
+struct Child(std::process::Child);
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn port_held_by_a_running_mws_serve_is_recognised() {
+    let port = closed_port();
+    let s = setup(closed_port(), port, r#", "transcripts": []"#);
+    let _serve = Child(
+        mws()
+            .arg("--config")
+            .arg(&s.config)
+            .arg("serve")
+            .env("HOME", s.dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "mws serve did not listen on {port}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = doctor(&s.config, s.dir.path(), false);
+    has(
+        &out,
+        &[format!(
+            "ok port 127.0.0.1:{port}: mws is already serving there"
+        )],
+    );
+}
