@@ -28,7 +28,10 @@ pub fn run(config: Option<&Path>, args: ReportArgs) -> CmdResult {
         tracing::warn!("{e}");
     }
     let upstream = upstream_info(config, &p);
-    let store = Store::open(&config.db_path())?;
+    // `{e}`, not a context chain: StoreError's message already holds its source's text.
+    let store = Store::open(&config.db_path()).map_err(|e| {
+        anyhow::anyhow!("cannot open the database (`mws doctor` says how to fix it): {e}")
+    })?;
     let report = gather(
         &store,
         config,

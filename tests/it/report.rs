@@ -442,6 +442,43 @@ fn command_prints_json_and_refuses_bad_flags() {
     assert!(text.contains("upstream catalog"), "{text}");
     assert!(!text.contains('\x1b'), "colour on a pipe:\n{text}");
 
+    // A broken database: exit 1, and the message points at doctor.
+    let db = state.join("state.db");
+    std::fs::write(&db, b"not a database\n".repeat(100)).unwrap();
+    let out = mws()
+        .arg("--config")
+        .arg(&config)
+        .arg("report")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "mws: cannot open the database (`mws doctor` says how to fix it): {}: file is not a database\n",
+            db.display()
+        )
+    );
+
+    // A config error exits 2 and names the field.
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"stateDir": 3}"#).unwrap();
+    let out = mws()
+        .arg("--config")
+        .arg(&bad)
+        .arg("report")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with(&format!(
+            "mws: {}: invalid type: integer `3`",
+            bad.display()
+        )),
+        "{err}"
+    );
+
     for (args, want) in [
         (
             vec!["report", "--since", "3x"],
