@@ -95,8 +95,12 @@ pub fn gather(
     let working_set = store.report_working_set()?;
     let names: Vec<String> = working_set.iter().map(|w| w.tool.clone()).collect();
     let listed = listed_tools(catalog, &names, config);
-    let intervals =
-        report::hit_rate::listed_intervals(&store.report_transitions()?, &working_set, &span);
+    let intervals = report::hit_rate::listed_intervals(
+        &store.report_transitions()?,
+        &working_set,
+        &config.pins,
+        &span,
+    );
     let mut agg = report::aggregate::Aggregate::new(&intervals);
     store.report_scan_calls(&span, |c| agg.add(c))?;
     let scan = agg.finish();

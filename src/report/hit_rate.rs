@@ -5,7 +5,7 @@
 //! run's `after`. A run that has no row for a tool leaves it as it was, so the rule holds whether
 //! the log names every tool in every run or only the ones that changed. Tools in the working set
 //! that the log never mentions (a database from before the log, or an empty log) count as listed
-//! from their `working_set.since`.
+//! from their `working_set.since`; config `pins` that neither mentions count as listed throughout.
 
 use std::collections::BTreeMap;
 
@@ -17,6 +17,7 @@ use crate::store::report::{Interval, Span, TransitionRow, WorkingSetRow};
 pub fn listed_intervals(
     transitions: &[TransitionRow],
     working_set: &[WorkingSetRow],
+    pins: &[String],
     span: &Span,
 ) -> Vec<Interval> {
     // Per tool, its rows in run order (the caller's order is by run time, then run id).
@@ -47,6 +48,11 @@ pub fn listed_intervals(
     for w in working_set {
         if !by_tool.contains_key(w.tool.as_str()) {
             raw.push(interval(&w.tool, &w.since, None));
+        }
+    }
+    for p in pins {
+        if !by_tool.contains_key(p.as_str()) && !working_set.iter().any(|w| &w.tool == p) {
+            raw.push(interval(p, "", None));
         }
     }
     raw.into_iter().filter_map(|i| clip(i, span)).collect()
@@ -181,8 +187,15 @@ mod tests {
             (vec![t(1, 29, "f", false, true)], vec![], vec![]),
         ];
         for (log, set, want) in cases {
-            assert_eq!(listed_intervals(&log, &set, &span), want, "{log:?}");
+            assert_eq!(listed_intervals(&log, &set, &[], &span), want, "{log:?}");
         }
+        // A config pin that neither the log nor the working set names: listed all along. One
+        // that the log names follows the log.
+        let log = vec![t(1, 10, "p2", false, true)];
+        assert_eq!(
+            listed_intervals(&log, &[], &["p1".into(), "p2".into()], &span),
+            vec![iv("p2", 10, None), iv("p1", 2, None)]
+        );
     }
 
     #[test]

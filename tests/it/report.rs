@@ -512,6 +512,7 @@ fn one_pass_aggregate_agrees_with_sql() {
         let intervals = mws::report::hit_rate::listed_intervals(
             &store.report_transitions().unwrap(),
             &ws,
+            &[],
             &span,
         );
         let mut agg = mws::report::aggregate::Aggregate::new(&intervals);
