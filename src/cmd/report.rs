@@ -23,15 +23,15 @@ pub fn run(config: Option<&Path>, args: ReportArgs) -> CmdResult {
     let loaded = load_config(config)?;
     let config = &loaded.config;
     let now = clock::now();
+    // `{e}`, not a context chain: StoreError's message already holds its source's text.
+    let store = Store::open(&config.db_path()).map_err(|e| {
+        anyhow::anyhow!("cannot open the database (`mws doctor` says how to fix it): {e}")
+    })?;
     let p = probe::probe_blocking(config, probe::budget(config))?;
     if let Some(e) = &p.catalog_file_error {
         tracing::warn!("{e}");
     }
     let upstream = upstream_info(config, &p);
-    // `{e}`, not a context chain: StoreError's message already holds its source's text.
-    let store = Store::open(&config.db_path()).map_err(|e| {
-        anyhow::anyhow!("cannot open the database (`mws doctor` says how to fix it): {e}")
-    })?;
     let report = gather(
         &store,
         config,

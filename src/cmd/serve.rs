@@ -2,12 +2,12 @@
 //! watcher, then serve HTTP on loopback (printing the URL on stderr) or one client on stdio, until
 //! EOF, SIGINT or SIGTERM; the log is flushed before exit.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use super::{CmdResult, UsageError};
 use crate::cli::ServeArgs;
-use crate::config::{Config, StdioUpstream, Upstream};
+use crate::config::Config;
 use crate::server::{self, Proxy};
 use crate::store::LogSink;
 
@@ -26,7 +26,13 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     }
     let mut demo_dir = None;
     if args.demo {
-        config.upstream = demo_upstream()?;
+        config.upstream = crate::demo::demo_upstream_config();
+        // A few pins, so that the first tools/list already shows a working set.
+        for pin in crate::demo::DEMO_PINS {
+            if !config.pins.iter().any(|p| p == pin) {
+                config.pins.push((*pin).to_string());
+            }
+        }
         if args.state_dir.is_none() {
             let dir = std::env::temp_dir().join(format!("mws-demo-{}", std::process::id()));
             config.state_dir = dir.clone();
@@ -44,18 +50,6 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
         let _ = std::fs::remove_dir_all(dir);
     }
     result
-}
-
-/// The demo upstream: this binary's hidden `demo-upstream` command over stdio.
-fn demo_upstream() -> anyhow::Result<Upstream> {
-    let exe = std::env::current_exe()
-        .map_err(|e| anyhow::anyhow!("cannot find the mws binary for the demo upstream: {e}"))?;
-    Ok(Upstream::Stdio(StdioUpstream {
-        command: exe.display().to_string(),
-        args: vec!["demo-upstream".into()],
-        env: Default::default(),
-        cwd: None::<PathBuf>,
-    }))
 }
 
 async fn serve(config: Config, stdio: bool) -> CmdResult {

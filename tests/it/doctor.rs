@@ -375,3 +375,31 @@ fn port_held_by_a_running_mws_serve_is_recognised() {
         )],
     );
 }
+
+#[test]
+fn reachable_upstream_shows_its_era() {
+    let s = setup(closed_port(), closed_port(), r#", "transcripts": []"#);
+    // The built-in demo upstream, a stdio child, answers on the modern era.
+    std::fs::write(
+        &s.config,
+        format!(
+            r#"{{"upstream": {{"command": "{}", "args": ["demo-upstream"]}}, "stateDir": "{}", "listen": {{"port": {}}}, "transcripts": []}}"#,
+            env!("CARGO_BIN_EXE_mws"),
+            s.state.display(),
+            closed_port()
+        ),
+    )
+    .unwrap();
+    let out = doctor(&s.config, s.dir.path(), false);
+    let got = lines(&out);
+    let line = got
+        .iter()
+        .find(|l| l.starts_with("ok upstream"))
+        .unwrap_or_else(|| panic!("{}", got.join("\n")));
+    let want = format!(
+        "ok upstream {} demo-upstream: reachable, 2026-07-28 (stateless), server ",
+        env!("CARGO_BIN_EXE_mws")
+    );
+    assert!(line.starts_with(&want), "{line}");
+    assert!(line.ends_with(" tools"), "{line}");
+}

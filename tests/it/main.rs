@@ -2,5 +2,11 @@
 //! loopback. One module per area; shared helpers in `support`.
 
 mod cli;
+mod demo;
 mod doctor;
 mod report;
+mod server;
+
+mod search;
+mod support;
+mod upstream;

@@ -452,8 +452,12 @@ fn command_prints_json_and_refuses_bad_flags() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
+        err.lines()
+            .last()
+            .map(|l| format!("{l}\n"))
+            .unwrap_or_default(),
         format!(
             "mws: cannot open the database (`mws doctor` says how to fix it): {}: file is not a database\n",
             db.display()
@@ -538,4 +542,38 @@ fn one_pass_aggregate_agrees_with_sql() {
         );
         assert!(scan.tools.len() > 5 && scan.hits > 0, "{window}");
     }
+}
+
+/// Against a live upstream (the built-in demo, a stdio child): the catalog is live and the era known.
+#[test]
+fn command_against_the_live_demo_upstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.json");
+    std::fs::write(
+        &config,
+        format!(
+            r#"{{"upstream": {{"command": "{}", "args": ["demo-upstream"]}}, "stateDir": "{}", "transcripts": []}}"#,
+            env!("CARGO_BIN_EXE_mws"),
+            dir.path().join("state").display()
+        ),
+    )
+    .unwrap();
+    let out = mws()
+        .arg("--config")
+        .arg(&config)
+        .args(["report", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["upstream"]["reachable"], true, "{v}");
+    assert_eq!(v["upstream"]["catalogSource"], "live");
+    assert_eq!(v["upstream"]["era"], "2026-07-28 (stateless)");
+    let tools = v["sizes"]["upstream"]["tools"].as_u64().unwrap();
+    assert!(tools >= 50, "{tools}");
+    assert_eq!(v["sizes"]["listed"]["tools"], 2);
 }
