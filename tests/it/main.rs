@@ -2,3 +2,4 @@
 //! loopback. One module per area; shared helpers in `support`.
 
 mod cli;
+mod e2e;
