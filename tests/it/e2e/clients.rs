@@ -118,13 +118,15 @@ pub struct CodexRun {
     pub events: Vec<Value>,
 }
 
-/// Model slug Codex does not know: no tool_search, every MCP tool up front (research/clients.md).
-pub const CODEX_MODEL: &str = "mock-model";
+/// A model slug Codex does not know: no tool_search, every MCP tool up front (research/clients.md).
+pub const CODEX_UNKNOWN_MODEL: &str = "mock-model";
+/// A model Codex knows: MCP tools deferred behind its client-side tool_search, as users see it.
+pub const CODEX_KNOWN_MODEL: &str = "gpt-5.5-codex";
 
 impl Codex {
     /// Writes `config.toml`: the mock as the model provider, analytics off, one MCP server whose
     /// tools are approved (Codex refuses tools without readOnlyHint under approval_policy never).
-    pub fn new(dir: &Path, model_url: &str, server: &str, mcp_url: &str) -> Codex {
+    pub fn new(dir: &Path, model: &str, model_url: &str, server: &str, mcp_url: &str) -> Codex {
         let home = dir.join("codex-user-home");
         let codex_home = dir.join("codex-home");
         let project = dir.join("codex-project");
@@ -132,7 +134,7 @@ impl Codex {
             std::fs::create_dir_all(d).unwrap();
         }
         let config = format!(
-            r#"model = "{CODEX_MODEL}"
+            r#"model = "{model}"
 model_provider = "mock"
 approval_policy = "never"
 sandbox_mode = "read-only"

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
-use clients::{Claude, Codex};
+use clients::{CODEX_KNOWN_MODEL, CODEX_UNKNOWN_MODEL, Claude, Codex};
 use model::{FINAL_PREFIX, MockModel, Recorded, Script};
 use peers::{json_lines, server_everything};
 
@@ -194,43 +194,63 @@ fn codex_calls_server_everything_directly() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let dir = Scratch::new("codex-direct");
     let (_upstream, url) = server_everything(dir.path());
-    let mark = marker("codex-direct");
-    let mock = MockModel::start(
-        script("echo", json!({"message": mark})),
-        &model::log_path(dir.path()),
-    );
-    let codex = Codex::new(dir.path(), &mock.url(), SERVER, &url);
-    let run = codex.exec("codex-direct", "use the echo tool");
+    let mock = MockModel::start(script("echo", json!({})), &model::log_path(dir.path()));
+    for (model, deferred) in [(CODEX_KNOWN_MODEL, true), (CODEX_UNKNOWN_MODEL, false)] {
+        let label = format!("codex-direct-{model}");
+        let mark = marker(&label);
+        mock.set_script(script("echo", json!({"message": mark})));
+        let before = mock.requests().len();
+        let codex = Codex::new(&dir.path().join(model), model, &mock.url(), SERVER, &url);
+        let run = codex.exec(&label, "use the echo tool");
+        let reqs = mock.requests().split_off(before);
 
-    let reqs = mock.requests();
-    let first = reqs
-        .iter()
-        .find(|r| r.path == "/v1/responses")
-        .expect("no /v1/responses request");
-    let ns = openai_namespace_tools(&first.body, "mcp__toolbox");
-    eprintln!("codex direct, first request mcp__toolbox tools: {ns:?}");
-    assert!(
-        ns.iter().any(|n| n == "echo"),
-        "echo not sent up front: {ns:?}"
-    );
-    // The MCP call completed at the upstream and the model saw its echo.
-    let calls = codex_mcp_calls(&run.rollout);
-    let call = calls
-        .iter()
-        .find(|c| c["tool"] == "echo")
-        .unwrap_or_else(|| panic!("no echo McpToolCall in {}", run.rollout.display()));
-    assert_eq!(call["server"], SERVER);
-    assert_eq!(call["status"], "completed", "{call}");
-    let last = &reqs
-        .iter()
-        .rfind(|r| r.path == "/v1/responses")
-        .unwrap()
-        .body;
-    assert!(
-        last["input"].to_string().contains(&format!("Echo: {mark}")),
-        "the model never got the upstream's echo"
-    );
-    assert!(!run.events.is_empty());
+        // What the model was sent: a known model gets tool_search and no MCP tool up front.
+        let first = &reqs
+            .iter()
+            .find(|r| r.path == "/v1/responses")
+            .expect("no /v1/responses request")
+            .body;
+        let up_front = openai_namespace_tools(first, "mcp__toolbox");
+        let search = first["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["type"] == "tool_search");
+        eprintln!(
+            "codex direct {model}: tool_search={search}, mcp__toolbox up front: {up_front:?}"
+        );
+        assert_eq!(search, deferred, "{model}: tool_search offered?");
+        assert_eq!(up_front.is_empty(), deferred, "{model}: {up_front:?}");
+        if !deferred {
+            assert!(up_front.iter().any(|n| n == "echo"), "{up_front:?}");
+            assert!(
+                up_front.iter().any(|n| n == "get_sum"),
+                "names not sanitized: {up_front:?}"
+            );
+        }
+        // The MCP call completed at the upstream (unsanitized name) and the model saw its echo.
+        let calls = codex_mcp_calls(&run.rollout);
+        let call = calls
+            .iter()
+            .find(|c| c["tool"] == "echo")
+            .unwrap_or_else(|| panic!("no echo McpToolCall in {}", run.rollout.display()));
+        assert_eq!(call["server"], SERVER);
+        assert_eq!(call["status"], "completed", "{call}");
+        let last = &reqs
+            .iter()
+            .rfind(|r| r.path == "/v1/responses")
+            .unwrap()
+            .body;
+        assert!(
+            last["input"].to_string().contains(&format!("Echo: {mark}")),
+            "{model}: the model never got the upstream's echo"
+        );
+        assert!(
+            run.events.iter().any(|e| e["type"] == "turn.completed"),
+            "{:?}",
+            run.events
+        );
+    }
 }
 
 /// The tool names inside the request's `namespace` tool entry `ns` (Codex groups MCP tools so).

@@ -292,6 +292,16 @@ fn openai_turn(script: &Script, body: &Value, n: usize) -> Vec<Value> {
             "{FINAL_PREFIX} [tool said: {}]",
             result_text(&r["output"])
         ))]
+    } else if needs_tool_search(script, body) {
+        // Codex defers MCP tools behind its client-side tool_search: load the namespace first.
+        vec![json!({
+            "type": "tool_search_call",
+            "id": format!("tsc_{CALL_ID_PREFIX}{n:04}"),
+            "call_id": format!("call_search_{CALL_ID_PREFIX}{n:04}"),
+            "status": "completed",
+            "execution": "client",
+            "arguments": {"query": script.openai_name, "limit": 8},
+        })]
     } else if has_tools {
         vec![json!({
             "type": "function_call",
@@ -305,6 +315,20 @@ fn openai_turn(script: &Script, body: &Value, n: usize) -> Vec<Value> {
     } else {
         vec![message(format!("{FINAL_PREFIX} side request"))]
     }
+}
+
+/// True when the request offers Codex's `tool_search` but not yet the script's namespace (neither
+/// among its tools nor loaded by an earlier `tool_search_output`).
+fn needs_tool_search(script: &Script, body: &Value) -> bool {
+    let tools = body["tools"].as_array().cloned().unwrap_or_default();
+    let offers_search = tools.iter().any(|t| t["type"] == "tool_search");
+    let has_namespace = tools
+        .iter()
+        .any(|t| t["name"] == script.openai_namespace.as_str());
+    let searched = body["input"]
+        .as_array()
+        .is_some_and(|i| i.iter().any(|x| x["type"] == "tool_search_output"));
+    offers_search && !has_namespace && !searched
 }
 
 async fn responses(State(s): State<Arc<Shared>>, uri: Uri, body: Bytes) -> Response {

@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::clients::{Claude, Codex};
+use super::clients::{CODEX_UNKNOWN_MODEL, Claude, Codex};
 use super::model::{self, FINAL_PREFIX, MockModel, Recorded};
 use super::mws::Mws;
 use super::peers::server_everything;
@@ -135,7 +135,13 @@ fn codex_through_mws_counts_each_call_once_and_promotes_after_two_sessions() {
         &[PINNED],
         &[("codex", &codex_roots)],
     );
-    let codex = Codex::new(dir.path(), &mock.url(), SERVER, &mws.url);
+    let codex = Codex::new(
+        dir.path(),
+        CODEX_UNKNOWN_MODEL,
+        &mock.url(),
+        SERVER,
+        &mws.url,
+    );
     assert_eq!(codex.transcripts_root(), codex_roots);
 
     for n in 1..=2 {
