@@ -263,3 +263,9 @@ pub fn openai_namespace_tools(body: &Value, ns: &str) -> Vec<String> {
         .filter_map(|t| t["name"].as_str().map(str::to_string))
         .collect()
 }
+
+#[test]
+#[should_panic(expected = "install them with `bash scripts/setup-peers.sh`")]
+fn a_missing_peer_fails_naming_the_setup_script() {
+    peers::peer("@example/not-installed/bin/cli");
+}
