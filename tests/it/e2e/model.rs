@@ -368,3 +368,63 @@ async fn responses(State(s): State<Arc<Shared>>, uri: Uri, body: Bytes) -> Respo
 pub fn log_path(dir: &Path) -> PathBuf {
     dir.join("model-requests.jsonl")
 }
+
+/// What the mock answers, turn by turn: `(request body, expected kind of the first output)`.
+#[test]
+fn the_script_turn_by_turn() {
+    let s = Script {
+        anthropic_name: "mcp__toolbox__echo".into(),
+        openai_namespace: "mcp__toolbox".into(),
+        openai_name: "echo".into(),
+        input: json!({"message": "m"}),
+    };
+    let tools = json!([{"name": "Bash"}]);
+    let done = json!([{"role": "user", "content": [{"type": "tool_result",
+        "tool_use_id": "toolu_e2e_0001", "content": [{"type": "text", "text": "Echo: m"}]}]}]);
+    let anthropic = [
+        (json!({"messages": []}), "text", "side request"),
+        (
+            json!({"messages": [], "tools": tools}),
+            "tool_use",
+            "mcp__toolbox__echo",
+        ),
+        (json!({"messages": done, "tools": tools}), "text", "Echo: m"),
+    ];
+    for (body, kind, has) in anthropic {
+        let (blocks, _) = anthropic_turn(&s, &body, 1);
+        assert_eq!(blocks[0]["type"], kind, "{body}");
+        assert!(blocks[0].to_string().contains(has), "{body} -> {blocks:?}");
+    }
+    let search = json!([{"type": "tool_search"}]);
+    let loaded = json!([{"type": "tool_search_output"}]);
+    let output = json!([{"type": "function_call_output", "call_id": "call_e2e_0002",
+        "output": [{"type": "input_text", "text": "Echo: m"}]}]);
+    let openai = [
+        (json!({"input": []}), "message", "side request"),
+        (
+            json!({"input": [], "tools": search}),
+            "tool_search_call",
+            "echo",
+        ),
+        (
+            json!({"input": loaded, "tools": search}),
+            "function_call",
+            "mcp__toolbox",
+        ),
+        (
+            json!({"input": [], "tools": [{"type": "namespace", "name": "mcp__toolbox"}]}),
+            "function_call",
+            "echo",
+        ),
+        (
+            json!({"input": output, "tools": search}),
+            "message",
+            "Echo: m",
+        ),
+    ];
+    for (body, kind, has) in openai {
+        let items = openai_turn(&s, &body, 1);
+        assert_eq!(items[0]["type"], kind, "{body}");
+        assert!(items[0].to_string().contains(has), "{body} -> {items:?}");
+    }
+}
