@@ -6,7 +6,7 @@
 
 use serde_json::json;
 
-use super::clients::{CODEX_UNKNOWN_MODEL, Claude, Codex};
+use super::clients::{CODEX_KNOWN_MODEL, CODEX_UNKNOWN_MODEL, Claude, Codex};
 use super::model::{self, FINAL_PREFIX, MockModel, Recorded};
 use super::mws::Mws;
 use super::peers::server_everything;
@@ -206,4 +206,31 @@ fn codex_through_mws_counts_each_call_once_and_promotes_after_two_sessions() {
             "after {n} session(s) {CALLED} listed={has}; working set {listed:?}; decisions {decisions}"
         );
     }
+
+    // Session 3, with a model Codex knows (its default: MCP tools behind tool_search): the
+    // promoted tool is found by Codex's own search over mws's listing and called directly.
+    let mark = marker("codex-mws-3");
+    mock.set_script(script(CALLED, json!({"message": mark})));
+    let codex = Codex::new(dir.path(), CODEX_KNOWN_MODEL, &mock.url(), SERVER, &mws.url);
+    let before = mock.requests().len();
+    let run = codex.exec("codex-mws-3", "use the echo tool");
+    let reqs = since(&mock, before);
+    let last = &reqs
+        .iter()
+        .rfind(|r| r.path == "/v1/responses")
+        .unwrap()
+        .body;
+    let input = last["input"].to_string();
+    assert!(input.contains("tool_search_output"), "no tool_search round");
+    assert!(
+        input.contains(&format!("Echo: {mark}")),
+        "the model never got the echo"
+    );
+    let items = codex_mcp_calls(&run.rollout);
+    assert!(
+        items
+            .iter()
+            .any(|i| i["tool"] == CALLED && i["status"] == "completed"),
+        "{items:?}"
+    );
 }
