@@ -7,6 +7,7 @@ pub mod cli;
 pub mod clock;
 pub mod cmd;
 pub mod config;
+pub mod demo;
 pub mod ingest;
 pub mod mcp;
 pub mod promote;

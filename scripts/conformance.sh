@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance server suites (@modelcontextprotocol/conformance 0.1.16
+# `--suite all`, and 0.2.0-alpha.12 at --spec-version 2025-11-25 and 2026-07-28) against the
+# project's fixture upstream (examples/conformance_upstream), directly or, with --through-mws,
+# through `mws serve` in front of it. Prints pass/fail counts per suite and exits non-zero when a
+# check fails that the baseline does not list, or when a baseline entry no longer fails (stale).
+#
+#   scripts/conformance.sh [--through-mws] [--suite 0.1.16|2025-11-25|2026-07-28]...
+#
+# Baselines: tests/conformance/baseline-direct.txt and baseline-proxy.txt, one expected failure
+# per line: `<suite> <scenario> <check-id>  # why it cannot pass`. Node 22 and the suites are
+# installed into tests/conformance/node_modules (pinned in tests/conformance/package.json).
+# Everything started here runs under a timeout and is killed on exit. Loopback only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+PEERS=tests/conformance
+NODE=$PEERS/node_modules/.bin/node
+SUITE_STABLE=$PEERS/node_modules/@modelcontextprotocol/conformance/dist/index.js
+SUITE_ALPHA=$PEERS/node_modules/conformance-alpha/dist/index.js
+# Seconds one suite run may take before it is killed (a full alpha run takes about a minute).
+SUITE_TIMEOUT=${CONFORMANCE_SUITE_TIMEOUT:-600}
+# Seconds the fixture and the proxy may live: longer than every suite together.
+LIFETIME=$((SUITE_TIMEOUT * 3 + 120))
+# Seconds to wait for a server to start listening.
+START_TIMEOUT=30
+
+mode=direct
+suites=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --through-mws) mode=proxy ;;
+    --suite) shift; suites+=("${1:?--suite needs a name}") ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "conformance.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ ${#suites[@]} -gt 0 ] || suites=(0.1.16 2025-11-25 2026-07-28)
+for s in "${suites[@]}"; do
+  case "$s" in 0.1.16|2025-11-25|2026-07-28) ;; *) echo "conformance.sh: unknown suite $s" >&2; exit 2 ;; esac
+done
+baseline=$ROOT/$PEERS/baseline-$mode.txt
+results=$ROOT/$PEERS/results/$mode
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "== peers (Node 22, conformance suites)"
+if [ ! -x "$NODE" ] || [ ! -f "$SUITE_STABLE" ] || [ ! -f "$SUITE_ALPHA" ]; then
+  (cd $PEERS && timeout 600 npm install --no-audit --no-fund --loglevel=error)
+fi
+"$NODE" --version
+
+echo "== build"
+cargo build --quiet --example conformance_upstream
+[ "$mode" = direct ] || cargo build --quiet --bin mws
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits until something accepts connections on 127.0.0.1:$1; fails showing $2's log if it does
+# not, or if process $3 exits first.
+wait_port() {
+  for _ in $(seq $((START_TIMEOUT * 10))); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    if ! kill -0 "$3" 2>/dev/null; then
+      echo "conformance.sh: $2 exited before listening on port $1; its log:" >&2
+      cat "$tmp/$2.err" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "conformance.sh: $2 did not listen on port $1 within ${START_TIMEOUT}s; its log:" >&2
+  cat "$tmp/$2.err" >&2
+  exit 1
+}
+
+echo "== fixture upstream"
+fport=$(free_port)
+timeout "$LIFETIME" target/debug/examples/conformance_upstream "$fport" >"$tmp/fixture.out" 2>"$tmp/fixture.err" &
+pids+=($!)
+wait_port "$fport" fixture "${pids[-1]}"
+url="http://127.0.0.1:$fport/mcp"
+echo "fixture: $url"
+
+if [ "$mode" = proxy ]; then
+  echo "== mws serve in front of it"
+  pport=$(free_port)
+  cat >"$tmp/config.json" <<EOF
+{ "upstream": { "url": "$url" }, "listen": { "host": "127.0.0.1", "port": $pport }, "stateDir": "$tmp/state" }
+EOF
+  timeout "$LIFETIME" target/debug/mws serve --config "$tmp/config.json" --port "$pport" >"$tmp/mws.out" 2>"$tmp/mws.err" &
+  pids+=($!)
+  wait_port "$pport" mws "${pids[-1]}"
+  url="http://127.0.0.1:$pport/mcp"
+  echo "mws: $url"
+fi
+
+rm -rf "$results"
+mkdir -p "$results"
+runner_failed=()
+for s in "${suites[@]}"; do
+  echo "== suite $s against $url"
+  case "$s" in
+    0.1.16) args=("$SUITE_STABLE" server --url "$url" --suite all) ;;
+    *) args=("$SUITE_ALPHA" server --url "$url" --suite all --spec-version "$s") ;;
+  esac
+  if ! timeout "$SUITE_TIMEOUT" "$NODE" "${args[@]}" -o "$results/$s" >"$results/$s.log" 2>&1; then
+    runner_failed+=("$s")
+  fi
+  grep -E '^Total:' "$results/$s.log" || { echo "(no summary; see $results/$s.log)"; tail -5 "$results/$s.log"; }
+done
+
+echo "== compare with $(basename "$baseline")"
+verdict=0
+python3 - "$results" "$baseline" "${suites[@]}" <<'EOF' || verdict=$?
+import json, pathlib, re, sys
+results, baseline, suites = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
+expected = {}
+for n, line in enumerate(baseline.read_text().splitlines() if baseline.exists() else [], 1):
+    entry = line.split("#", 1)[0].split()
+    if not entry:
+        continue
+    if len(entry) != 3:
+        sys.exit(f"{baseline}:{n}: expected `<suite> <scenario> <check-id>  # reason`, got {line!r}")
+    expected[tuple(entry)] = n
+failed, counts = set(), {}
+for s in suites:
+    ok = bad = 0
+    for checks in sorted((results / s).glob("*/checks.json")):
+        scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT[\d-]+Z$", "", checks.parent.name)
+        for c in json.loads(checks.read_text()):
+            if c.get("status") == "FAILURE":
+                bad += 1
+                failed.add((s, scenario, c.get("id", "?")))
+            elif c.get("status") == "SUCCESS":
+                ok += 1
+    counts[s] = (ok, bad)
+    print(f"{s}: {ok} passed, {bad} failed")
+unexpected = sorted(failed - expected.keys())
+stale = sorted(k for k in expected if k[0] in suites and k not in failed)
+for k in unexpected:
+    print("UNEXPECTED FAILURE:", *k)
+for k in stale:
+    print(f"STALE BASELINE ENTRY (passes now; remove line {expected[k]}):", *k)
+sys.exit(1 if unexpected or stale else 0)
+EOF
+if [ ${#runner_failed[@]} -gt 0 ] && [ $verdict -eq 0 ]; then
+  # The runner exits non-zero on any failure; only a run with no failing checks is suspicious.
+  for s in "${runner_failed[@]}"; do
+    if ! grep -qE '^Total: .* [1-9][0-9]* failed' "$results/$s.log"; then
+      echo "conformance.sh: suite $s ended abnormally; see $results/$s.log" >&2
+      exit 1
+    fi
+  done
+fi
+echo "results: $results"
+exit $verdict
