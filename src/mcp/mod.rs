@@ -88,3 +88,6 @@ pub fn notification(method: &str, params: Option<Value>) -> Value {
         None => json!({ "jsonrpc": "2.0", "method": method }),
     }
 }
+
+pub mod envelope;
+pub mod sse;

@@ -2,12 +2,23 @@
 //! its implementations (HTTP modern + legacy, stdio child) with negotiation and the catalog cache.
 //! Must not know about downstream clients beyond the `CallContext` they hand in.
 
-use std::sync::Arc;
-use std::time::Duration;
+mod cache;
+mod conn;
+mod http;
+mod probe;
+mod remembered;
+mod stdio;
+mod wire;
+
+pub use conn::CLIENT_NAME;
+
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
+use crate::config::Config;
 use crate::mcp::Era;
 
 /// Where the catalog being served came from.
@@ -97,45 +108,255 @@ pub trait Upstream: Send + Sync + 'static {
     /// Fires with a new catalog version when the upstream's catalog changes (`list_changed`, or a
     /// refresh that found a different list).
     fn changes(&self) -> tokio::sync::watch::Receiver<u64>;
+
+    /// Every other notification the upstream sends (`notifications/progress` carrying the
+    /// client's forwarded `progressToken`, `notifications/message`, resource updates), for the
+    /// server to route to the client it belongs to. Lagging receivers lose the oldest.
+    fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
+        tokio::sync::broadcast::channel(1).1
+    }
 }
 
 /// Connects to the configured upstream (HTTP or stdio child). Returns at once: negotiation and
 /// the first list happen in the background, and `catalog()` serves `catalog.json` meanwhile.
-pub fn connect(config: &crate::config::Config) -> Arc<dyn Upstream> {
-    Arc::new(Unconnected {
-        reason: format!("upstream support is not built yet ({:?})", config.upstream),
-        changes: tokio::sync::watch::channel(0).1,
-    })
+pub fn connect(config: &Config) -> Arc<dyn Upstream> {
+    Remote::connect(config)
 }
 
-/// Placeholder until the HTTP and stdio implementations land: always unavailable.
-struct Unconnected {
-    reason: String,
-    changes: tokio::sync::watch::Receiver<u64>,
+/// The upstream's last known identity, beside `catalog.json` in the state dir.
+pub const REMEMBERED_FILE: &str = "upstream.json";
+
+/// Upstream notifications buffered per slow receiver before the oldest are dropped.
+const NOTIFICATION_BUFFER: usize = 256;
+
+/// `tools/list` pages followed at most; a server whose cursors never end is cut off here.
+const MAX_PAGES: usize = 1_000;
+
+/// The one `Upstream` implementation: a `Conn` over an HTTP or stdio wire, plus the catalog cache.
+struct Remote {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    conn: conn::Conn,
+    cache: cache::Cache,
+    /// One refresh at a time; others wait for it or (in the background) skip.
+    refreshing: tokio::sync::Mutex<()>,
+    list_budget: Duration,
+    call_budget: Duration,
+    notes: tokio::sync::broadcast::Sender<Value>,
+}
+
+impl Remote {
+    fn connect(config: &Config) -> Arc<dyn Upstream> {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+        let on_note: wire::OnNotification = Arc::new(move |msg: &Value| {
+            let _ = tx.send(msg.clone());
+        });
+        let wire: Arc<dyn wire::Wire> = match &config.upstream {
+            crate::config::Upstream::Http(h) => Arc::new(http::HttpWire::new(h.clone(), on_note)),
+            crate::config::Upstream::Stdio(s) => {
+                Arc::new(stdio::StdioWire::new(s.clone(), on_note))
+            }
+        };
+        let t = &config.timeouts;
+        let inner = Arc::new(Inner {
+            conn: conn::Conn::new(wire, Some(config.state_dir.join(REMEMBERED_FILE))),
+            cache: cache::Cache::open(
+                config.catalog_path(),
+                Duration::from_millis(t.catalog_ttl_ms),
+            ),
+            refreshing: tokio::sync::Mutex::new(()),
+            list_budget: Duration::from_millis(t.list_ms),
+            call_budget: Duration::from_millis(t.call_ms),
+            notes: tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0,
+        });
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let weak = Arc::downgrade(&inner);
+            rt.spawn(async move {
+                while let Some(msg) = rx.recv().await {
+                    let Some(inner) = weak.upgrade() else { return };
+                    inner.notification(&msg);
+                }
+            });
+            let first = inner.clone();
+            rt.spawn(async move { first.refresh(false).await });
+        }
+        Arc::new(Remote { inner })
+    }
+}
+
+impl Inner {
+    fn notification(self: &Arc<Self>, msg: &Value) {
+        if msg.get("method").and_then(Value::as_str) == Some("notifications/tools/list_changed") {
+            tracing::info!("upstream tool list changed; listing again");
+            self.cache.invalidate();
+            spawn_refresh(Arc::downgrade(self));
+        } else {
+            let _ = self.notes.send(msg.clone());
+        }
+    }
+
+    /// Lists the upstream and stores the result. `wait`: queue behind a running refresh rather
+    /// than skip (the caller has nothing to serve meanwhile).
+    async fn refresh(&self, wait: bool) {
+        let _guard = if wait {
+            self.refreshing.lock().await
+        } else {
+            match self.refreshing.try_lock() {
+                Ok(g) => g,
+                Err(_) => return,
+            }
+        };
+        if wait && self.cache.snapshot(Instant::now()).is_some() {
+            return; // the refresh we queued behind found something
+        }
+        match self.list_all().await {
+            Ok(tools) => self.cache.store(tools, Instant::now()),
+            Err(e) => {
+                tracing::warn!("listing the upstream's tools failed: {e}");
+                self.cache.failed(Instant::now());
+            }
+        }
+    }
+
+    async fn list_all(&self) -> Result<Vec<Value>, UpstreamError> {
+        let work = async {
+            let mut tools = Vec::new();
+            let mut cursor: Option<Value> = None;
+            for _ in 0..MAX_PAGES {
+                let params = match &cursor {
+                    Some(c) => serde_json::json!({ "cursor": c }),
+                    None => serde_json::json!({}),
+                };
+                let ctx = CallContext::default();
+                let mut result = self
+                    .conn
+                    .request("tools/list", params, &ctx, self.list_budget, true, &[])
+                    .await?;
+                match result.get_mut("tools").map(Value::take) {
+                    Some(Value::Array(page)) => tools.extend(page),
+                    _ => {
+                        return Err(UpstreamError::Protocol(
+                            "tools/list answered without a tools array".into(),
+                        ));
+                    }
+                }
+                match result.get("nextCursor") {
+                    Some(c)
+                        if !c.is_null() && c.as_str() != Some("") && Some(c) != cursor.as_ref() =>
+                    {
+                        cursor = Some(c.clone())
+                    }
+                    _ => return Ok(tools),
+                }
+            }
+            Err(UpstreamError::Protocol(format!(
+                "tools/list did not end after {MAX_PAGES} pages"
+            )))
+        };
+        let r = tokio::time::timeout(self.list_budget, work)
+            .await
+            .unwrap_or(Err(UpstreamError::Timeout(self.list_budget)));
+        if let Err(e) = &r {
+            self.conn.note_error(e);
+        }
+        r
+    }
+}
+
+fn spawn_refresh(inner: Weak<Inner>) {
+    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+        rt.spawn(async move {
+            if let Some(inner) = inner.upgrade() {
+                inner.refresh(false).await;
+            }
+        });
+    }
+}
+
+fn empty_snapshot() -> CatalogSnapshot {
+    CatalogSnapshot {
+        catalog: Arc::new(Catalog::default()),
+        source: CatalogSource::None,
+        version: 0,
+    }
+}
+
+impl Remote {
+    /// `Mcp-Param-*` headers for a `tools/call`, from the called tool's schema in the catalog.
+    fn param_headers(&self, method: &str, params: &Value) -> Vec<(String, String)> {
+        if method != "tools/call" {
+            return Vec::new();
+        }
+        let (Some(name), Some(args)) = (
+            params.get("name").and_then(Value::as_str),
+            params.get("arguments"),
+        ) else {
+            return Vec::new();
+        };
+        let Some(snap) = self.inner.cache.snapshot(Instant::now()) else {
+            return Vec::new();
+        };
+        match snap.catalog.get(name).and_then(|t| t.get("inputSchema")) {
+            Some(schema) => crate::mcp::envelope::param_headers(schema, args),
+            None => Vec::new(),
+        }
+    }
 }
 
 #[async_trait::async_trait]
-impl Upstream for Unconnected {
+impl Upstream for Remote {
     async fn catalog(&self) -> CatalogSnapshot {
-        CatalogSnapshot {
-            catalog: Arc::new(Catalog::default()),
-            source: CatalogSource::None,
-            version: 0,
+        let look = self.inner.cache.lookup(Instant::now());
+        if let Some(snap) = look.snapshot {
+            if look.refresh {
+                spawn_refresh(Arc::downgrade(&self.inner));
+            }
+            return snap;
         }
+        let budget = self.inner.list_budget;
+        let _ = tokio::time::timeout(budget, self.inner.refresh(true)).await;
+        self.inner
+            .cache
+            .snapshot(Instant::now())
+            .unwrap_or_else(empty_snapshot)
     }
-    async fn request(&self, _: &str, _: Value, _: &CallContext) -> Result<Value, UpstreamError> {
-        Err(UpstreamError::Unavailable(self.reason.clone()))
+
+    async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        ctx: &CallContext,
+    ) -> Result<Value, UpstreamError> {
+        let reopen = method.ends_with("/list");
+        let headers = self.param_headers(method, &params);
+        self.inner
+            .conn
+            .request(
+                method,
+                params,
+                ctx,
+                self.inner.call_budget,
+                reopen,
+                &headers,
+            )
+            .await
     }
-    async fn notify(&self, _: &str, _: Option<Value>) -> Result<(), UpstreamError> {
-        Err(UpstreamError::Unavailable(self.reason.clone()))
+
+    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError> {
+        self.inner.conn.notify(method, params).await
     }
+
     fn status(&self) -> UpstreamStatus {
-        UpstreamStatus {
-            last_error: Some(self.reason.clone()),
-            ..UpstreamStatus::default()
-        }
+        self.inner.conn.status()
     }
+
     fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.changes.clone()
+        self.inner.cache.subscribe()
+    }
+
+    fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
+        self.inner.notes.subscribe()
     }
 }

@@ -4,3 +4,5 @@
 mod cli;
 mod e2e;
 mod demo;
+mod support;
+mod upstream;

@@ -1,0 +1,319 @@
+//! The HTTP wire (Streamable HTTP, both eras): POSTs one message, reads a JSON or SSE answer,
+//! keeps the legacy `Mcp-Session-Id`, spots an expired session, and keeps the notification
+//! stream open (legacy GET, modern `subscriptions/listen`). Must not decide eras or retry.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+
+use super::wire::{
+    OnNotification, Outgoing, Wire, WireError, answer_server_request, is_response_to,
+};
+use crate::config::HttpUpstream;
+use crate::mcp::envelope::{
+    HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID, encode_header_value,
+    expand_vars,
+};
+use crate::mcp::sse;
+
+const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+/// Pause before reopening a notification stream that ended; raising it delays `list_changed`
+/// after an upstream restart, lowering it reconnects a flapping upstream more often.
+const LISTEN_RECONNECT: Duration = Duration::from_secs(2);
+/// Times a notification stream is reopened after it ends before we give up until the next
+/// negotiation.
+const LISTEN_ATTEMPTS: u32 = 30;
+
+pub struct HttpWire {
+    cfg: HttpUpstream,
+    client: reqwest::Client,
+    session: Mutex<Option<String>>,
+    listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    on_note: OnNotification,
+}
+
+impl HttpWire {
+    pub fn new(cfg: HttpUpstream, on_note: OnNotification) -> HttpWire {
+        HttpWire {
+            cfg,
+            client: reqwest::Client::new(),
+            session: Mutex::new(None),
+            listener: Mutex::new(None),
+            on_note,
+        }
+    }
+
+    fn session(&self) -> Option<String> {
+        self.session.lock().unwrap().clone()
+    }
+
+    /// The configured headers with `${VAR}` expanded, plus the request-metadata headers.
+    fn headers(
+        &self,
+        out: Option<&Outgoing<'_>>,
+        version: Option<&str>,
+    ) -> Result<HeaderMap, WireError> {
+        build_headers(&self.cfg, out, version, self.session().as_deref())
+    }
+
+    async fn post(&self, body: &Value, headers: HeaderMap) -> Result<reqwest::Response, WireError> {
+        self.client
+            .post(&self.cfg.url)
+            .headers(headers)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, ACCEPT_BOTH)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| WireError::Down(format!("{}: {}", self.cfg.url, root_cause(&e))))
+    }
+
+    /// Answers a request the upstream put on a stream (fire and forget).
+    fn answer(&self, msg: &Value, version: Option<&str>) {
+        let Some(reply) = answer_server_request(msg) else {
+            return;
+        };
+        let Ok(headers) = self.headers(None, version) else {
+            return;
+        };
+        let req = self
+            .client
+            .post(&self.cfg.url)
+            .headers(headers)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, ACCEPT_BOTH)
+            .body(reply.to_string());
+        tokio::spawn(async move {
+            let _ = req.send().await;
+        });
+    }
+
+    fn route(&self, msg: &Value, version: Option<&str>) {
+        if msg.get("method").is_some() {
+            if msg.get("id").is_some() {
+                self.answer(msg, version);
+            } else {
+                (self.on_note)(msg);
+            }
+        }
+    }
+}
+
+pub(crate) fn build_headers(
+    cfg: &HttpUpstream,
+    out: Option<&Outgoing<'_>>,
+    version: Option<&str>,
+    session: Option<&str>,
+) -> Result<HeaderMap, WireError> {
+    let mut h = HeaderMap::new();
+    for (k, v) in &cfg.headers {
+        let v = expand_vars(v, |n| std::env::var(n).ok())
+            .map_err(|e| WireError::Config(format!("config header {k}: {e}")))?;
+        let name = HeaderName::try_from(k.as_str()).map_err(|_| {
+            WireError::Config(format!("config header name {k:?} is not valid in HTTP"))
+        })?;
+        let value = HeaderValue::try_from(v).map_err(|_| {
+            WireError::Config(format!("config header {k}: its value is not valid in HTTP"))
+        })?;
+        h.insert(name, value);
+    }
+    let mut set = |name: &'static str, v: &str| {
+        if let Ok(v) = HeaderValue::try_from(encode_header_value(v)) {
+            h.insert(name, v);
+        }
+    };
+    if let Some(v) = version {
+        set(HEADER_PROTOCOL_VERSION, v);
+    }
+    if let Some(s) = session {
+        set(HEADER_SESSION_ID, s);
+    }
+    if let Some(o) = out.filter(|o| o.modern) {
+        set(HEADER_METHOD, o.method);
+        if let Some(n) = o.name {
+            set(HEADER_NAME, n);
+        }
+        for (k, v) in o.params {
+            if let (Ok(k), Ok(v)) = (
+                HeaderName::try_from(k.as_str()),
+                HeaderValue::try_from(v.as_str()),
+            ) {
+                h.insert(k, v);
+            }
+        }
+    }
+    Ok(h)
+}
+
+/// The innermost error message (reqwest wraps "connection refused" a few levels down).
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+fn is_sse(resp: &reqwest::Response) -> bool {
+    resp.headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
+}
+
+#[async_trait::async_trait]
+impl Wire for HttpWire {
+    async fn connect(&self) -> Result<u64, WireError> {
+        Ok(0)
+    }
+
+    async fn request(&self, out: Outgoing<'_>) -> Result<(u16, Value), WireError> {
+        let sent_session = self.session();
+        let resp = self
+            .post(out.msg, self.headers(Some(&out), out.version)?)
+            .await?;
+        let status = resp.status().as_u16();
+        if out.method == "initialize"
+            && let Some(sid) = resp
+                .headers()
+                .get(HEADER_SESSION_ID)
+                .and_then(|v| v.to_str().ok())
+        {
+            *self.session.lock().unwrap() = Some(sid.to_string());
+        }
+        let id = out.msg.get("id").cloned().unwrap_or(Value::Null);
+        if is_sse(&resp) && (200..300).contains(&status) {
+            let mut dec = sse::Decoder::new();
+            let mut body = resp.bytes_stream();
+            while let Some(chunk) = body.next().await {
+                let chunk = chunk.map_err(|e| WireError::Down(root_cause(&e)))?;
+                for ev in dec.feed(&chunk) {
+                    let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
+                        continue;
+                    };
+                    if is_response_to(&msg, &id) {
+                        return Ok((status, msg));
+                    }
+                    self.route(&msg, out.version);
+                }
+            }
+            return Err(WireError::Protocol(format!(
+                "{} {}: the event stream ended before the response",
+                out.method, self.cfg.url
+            )));
+        }
+        let bytes = resp
+            .bytes()
+            .await
+            .map_err(|e| WireError::Down(root_cause(&e)))?;
+        let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
+        let rpc = parsed.filter(|m| m.get("error").is_some() || m.get("result").is_some());
+        if sent_session.is_some() {
+            // 404 is the spec's answer for a dead session; some servers (TS SDK 1.x) say 400
+            // with an error that names no request id.
+            let anonymous = rpc
+                .as_ref()
+                .is_none_or(|m| m.get("id").is_none_or(Value::is_null));
+            if status == 404 || (status == 400 && anonymous) {
+                *self.session.lock().unwrap() = None;
+                return Err(WireError::SessionExpired);
+            }
+        }
+        match rpc {
+            Some(m) => Ok((status, m)),
+            None => Err(WireError::Status(
+                status,
+                String::from_utf8_lossy(&bytes).chars().take(200).collect(),
+            )),
+        }
+    }
+
+    async fn notify(&self, out: Outgoing<'_>) -> Result<(), WireError> {
+        let resp = self
+            .post(out.msg, self.headers(Some(&out), out.version)?)
+            .await?;
+        let status = resp.status().as_u16();
+        if (200..300).contains(&status) {
+            Ok(())
+        } else if status == 404 && self.session().is_some() {
+            Err(WireError::SessionExpired)
+        } else {
+            Err(WireError::Status(
+                status,
+                format!("{} was refused", out.method),
+            ))
+        }
+    }
+
+    async fn reset(&self, _restart: bool) {
+        if let Some(h) = self.listener.lock().unwrap().take() {
+            h.abort();
+        }
+        *self.session.lock().unwrap() = None;
+    }
+
+    fn listen(&self, listen: Option<Value>, version: &str) {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let client = self.client.clone();
+        let url = self.cfg.url.clone();
+        let on_note = self.on_note.clone();
+        let Ok(headers) = build_headers(&self.cfg, None, Some(version), self.session().as_deref())
+        else {
+            return;
+        };
+        let task = handle.spawn(async move {
+            for _ in 0..LISTEN_ATTEMPTS {
+                let req = match &listen {
+                    Some(body) => {
+                        let mut h = headers.clone();
+                        h.insert(HEADER_METHOD, HeaderValue::from_static("subscriptions/listen"));
+                        client.post(&url).headers(h).header(CONTENT_TYPE, "application/json").header(ACCEPT, ACCEPT_BOTH).body(body.to_string())
+                    }
+                    None => client.get(&url).headers(headers.clone()).header(ACCEPT, "text/event-stream"),
+                };
+                let Ok(resp) = req.send().await else { return };
+                if !resp.status().is_success() || !is_sse(&resp) {
+                    // 405: the server offers no stream; nothing to listen to.
+                    tracing::debug!(status = %resp.status(), "upstream offers no notification stream");
+                    return;
+                }
+                let mut dec = sse::Decoder::new();
+                let mut body = resp.bytes_stream();
+                while let Some(Ok(chunk)) = body.next().await {
+                    for ev in dec.feed(&chunk) {
+                        if let Ok(msg) = serde_json::from_str::<Value>(&ev.data)
+                            && super::wire::is_notification(&msg)
+                        {
+                            on_note(&msg);
+                        }
+                    }
+                }
+                tokio::time::sleep(LISTEN_RECONNECT).await;
+            }
+        });
+        if let Some(old) = self.listener.lock().unwrap().replace(task) {
+            old.abort();
+        }
+    }
+
+    fn probe_failure_means_legacy(&self) -> bool {
+        false
+    }
+
+    fn closing_cancels(&self, modern: bool) -> bool {
+        modern
+    }
+}
+
+impl Drop for HttpWire {
+    fn drop(&mut self) {
+        if let Some(h) = self.listener.get_mut().unwrap().take() {
+            h.abort();
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The stdio wire: one child process speaking newline-delimited JSON-RPC, requests correlated by
+//! id, notifications routed out, stderr into our log, and a restart with back-off after the child
+//! exits. Must not decide eras or retry requests.
+
+use std::collections::HashMap;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, Command};
+use tokio::sync::oneshot;
+
+use super::wire::{OnNotification, Outgoing, Wire, WireError, answer_server_request};
+use crate::config::StdioUpstream;
+
+/// Wait before the second restart in a row; it doubles per further exit. Raising it spares a
+/// crash-looping command, lowering it brings a flaky one back sooner.
+const BACKOFF_START: Duration = Duration::from_millis(250);
+/// The longest wait between restarts.
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+
+type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
+
+struct Live {
+    child: Child,
+    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
+    pending: Pending,
+    /// Set by the reader when stdout closes (the child exited or closed it).
+    dead: Arc<Mutex<Option<String>>>,
+}
+
+#[derive(Default)]
+struct Restarts {
+    /// Exits since the child last answered after negotiating.
+    exits: u32,
+    last_exit: Option<Instant>,
+}
+
+pub struct StdioWire {
+    cfg: StdioUpstream,
+    live: tokio::sync::Mutex<Option<Live>>,
+    generation: AtomicU64,
+    restarts: Mutex<Restarts>,
+    on_note: OnNotification,
+}
+
+impl StdioWire {
+    pub fn new(cfg: StdioUpstream, on_note: OnNotification) -> StdioWire {
+        StdioWire {
+            cfg,
+            live: tokio::sync::Mutex::new(None),
+            generation: AtomicU64::new(0),
+            restarts: Mutex::new(Restarts::default()),
+            on_note,
+        }
+    }
+
+    fn describe(&self) -> String {
+        std::iter::once(self.cfg.command.as_str())
+            .chain(self.cfg.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn spawn(&self) -> Result<Live, WireError> {
+        let mut cmd = Command::new(&self.cfg.command);
+        cmd.args(&self.cfg.args)
+            .envs(&self.cfg.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(cwd) = &self.cfg.cwd {
+            cmd.current_dir(cwd);
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            WireError::Down(format!("cannot start upstream `{}`: {e}", self.describe()))
+        })?;
+        let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take().expect("piped")));
+        let stdout = child.stdout.take().expect("piped");
+        let stderr = child.stderr.take().expect("piped");
+        let pending: Pending = Arc::default();
+        let dead: Arc<Mutex<Option<String>>> = Arc::default();
+        let name = self.cfg.command.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::info!(target: "mws::upstream", upstream = %name, "{line}");
+            }
+        });
+        let (p, d, w, note) = (
+            pending.clone(),
+            dead.clone(),
+            stdin.clone(),
+            self.on_note.clone(),
+        );
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stdout).lines();
+            loop {
+                match lines.next_line().await {
+                    Ok(Some(line)) => route_line(&line, &p, &w, &note).await,
+                    Ok(None) => break,
+                    Err(e) => {
+                        *d.lock().unwrap() = Some(format!("reading its output failed: {e}"));
+                        break;
+                    }
+                }
+            }
+            d.lock()
+                .unwrap()
+                .get_or_insert_with(|| "it closed its output".into());
+            // Dropping the senders fails every waiting request at once.
+            p.lock().unwrap().clear();
+        });
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        Ok(Live {
+            child,
+            stdin,
+            pending,
+            dead,
+        })
+    }
+
+    /// Why the child is gone, if it is (its exit status when it has exited).
+    fn gone(live: &mut Live) -> Option<String> {
+        let reason = live.dead.lock().unwrap().clone();
+        match live.child.try_wait() {
+            Ok(Some(status)) => Some(format!("it exited ({status})")),
+            _ => reason,
+        }
+    }
+
+    fn note_exit(&self) {
+        let mut r = self.restarts.lock().unwrap();
+        r.exits += 1;
+        r.last_exit = Some(Instant::now());
+    }
+
+    /// How long until the next restart is allowed.
+    fn backoff_left(&self) -> Option<Duration> {
+        let r = self.restarts.lock().unwrap();
+        if r.exits < 2 {
+            return None;
+        }
+        let wait = BACKOFF_START
+            .saturating_mul(1 << (r.exits - 2).min(16))
+            .min(BACKOFF_MAX);
+        let since = r.last_exit?.elapsed();
+        (since < wait).then(|| wait - since)
+    }
+}
+
+/// Routes one line of the child's stdout: a response to its waiter, a notification out, a request
+/// answered. Anything that is not JSON is logged and skipped (some servers print banners).
+async fn route_line(
+    line: &str,
+    pending: &Pending,
+    stdin: &tokio::sync::Mutex<ChildStdin>,
+    note: &OnNotification,
+) {
+    let Ok(msg) = serde_json::from_str::<Value>(line) else {
+        if !line.trim().is_empty() {
+            tracing::warn!(target: "mws::upstream", "upstream wrote a line that is not JSON-RPC; skipped");
+        }
+        return;
+    };
+    match (msg.get("method").is_some(), msg.get("id")) {
+        (false, Some(id)) => {
+            if let Some(tx) = pending.lock().unwrap().remove(&id.to_string()) {
+                let _ = tx.send(msg);
+            }
+        }
+        (true, Some(_)) => {
+            if let Some(reply) = answer_server_request(&msg) {
+                let mut w = stdin.lock().await;
+                let _ = w.write_all(format!("{reply}\n").as_bytes()).await;
+                let _ = w.flush().await;
+            }
+        }
+        (true, None) => note(&msg),
+        (false, None) => {}
+    }
+}
+
+/// Removes the waiter when a request is abandoned (timeout or cancel).
+struct PendingGuard<'a>(&'a Pending, String);
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        self.0.lock().unwrap().remove(&self.1);
+    }
+}
+
+#[async_trait::async_trait]
+impl Wire for StdioWire {
+    async fn connect(&self) -> Result<u64, WireError> {
+        let mut live = self.live.lock().await;
+        if let Some(l) = live.as_mut() {
+            match Self::gone(l) {
+                None => return Ok(self.generation.load(Ordering::SeqCst)),
+                Some(why) => {
+                    tracing::warn!(target: "mws::upstream", "upstream `{}` stopped: {why}; restarting", self.describe());
+                    *live = None;
+                    self.note_exit();
+                }
+            }
+        }
+        if let Some(left) = self.backoff_left() {
+            return Err(WireError::Down(format!(
+                "upstream `{}` keeps exiting; next restart in {} ms",
+                self.describe(),
+                left.as_millis()
+            )));
+        }
+        let l = self.spawn().inspect_err(|_| self.note_exit())?;
+        *live = Some(l);
+        Ok(self.generation.load(Ordering::SeqCst))
+    }
+
+    async fn request(&self, out: Outgoing<'_>) -> Result<(u16, Value), WireError> {
+        let key = out.msg.get("id").map(Value::to_string).unwrap_or_default();
+        let (rx, pending, stdin) = {
+            let live = self.live.lock().await;
+            let Some(l) = live.as_ref() else {
+                return Err(WireError::Down("upstream process is not running".into()));
+            };
+            let (tx, rx) = oneshot::channel();
+            l.pending.lock().unwrap().insert(key.clone(), tx);
+            (rx, l.pending.clone(), l.stdin.clone())
+        };
+        let _guard = PendingGuard(&pending, key);
+        write_line(&stdin, out.msg).await?;
+        match rx.await {
+            Ok(msg) => Ok((200, msg)),
+            Err(_) => Err(WireError::Down(format!(
+                "upstream `{}` exited before answering {}",
+                self.describe(),
+                out.method
+            ))),
+        }
+    }
+
+    async fn notify(&self, out: Outgoing<'_>) -> Result<(), WireError> {
+        let stdin = match self.live.lock().await.as_ref() {
+            Some(l) => l.stdin.clone(),
+            None => return Err(WireError::Down("upstream process is not running".into())),
+        };
+        write_line(&stdin, out.msg).await
+    }
+
+    async fn reset(&self, restart: bool) {
+        if restart && let Some(mut l) = self.live.lock().await.take() {
+            let _ = l.child.start_kill();
+            let _ = l.child.wait().await;
+        }
+    }
+
+    fn probe_failure_means_legacy(&self) -> bool {
+        true
+    }
+
+    fn healthy(&self) {
+        *self.restarts.lock().unwrap() = Restarts::default();
+    }
+}
+
+async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value) -> Result<(), WireError> {
+    let mut w = stdin.lock().await;
+    let line = format!("{msg}\n");
+    w.write_all(line.as_bytes())
+        .await
+        .and(w.flush().await)
+        .map_err(|e| WireError::Down(format!("upstream process is gone ({e})")))
+}

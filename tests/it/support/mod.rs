@@ -1,0 +1,114 @@
+//! Shared helpers for the integration tests: real peers installed by scripts/setup-peers.sh,
+//! in-process upstream fixtures, and configs pointing at them.
+
+#![allow(dead_code)]
+
+pub mod fake_http;
+pub mod rmcp_upstream;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use mws::config::{Config, HttpUpstream, StdioUpstream, Timeouts, Upstream};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A real peer from tests/peers or .venv; panics with how to install it when missing.
+pub fn peer(rel: &str) -> PathBuf {
+    let p = root().join(rel);
+    assert!(
+        p.exists(),
+        "test peer {} is not installed: run `bash scripts/setup-peers.sh` first",
+        p.display()
+    );
+    p
+}
+
+pub fn server_everything() -> PathBuf {
+    peer("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+}
+
+pub fn mcp_server_time() -> PathBuf {
+    peer(".venv/bin/mcp-server-time")
+}
+
+pub fn crashy_script() -> PathBuf {
+    root().join("tests/it/support/crashy_stdio.py")
+}
+
+pub fn config(upstream: Upstream, state_dir: &Path, timeouts: Timeouts) -> Config {
+    Config {
+        upstream,
+        state_dir: state_dir.to_path_buf(),
+        timeouts,
+        ..Config::default()
+    }
+}
+
+pub fn http(url: &str) -> Upstream {
+    Upstream::Http(HttpUpstream {
+        url: url.to_string(),
+        headers: Default::default(),
+    })
+}
+
+pub fn stdio(command: &str, args: &[&str]) -> Upstream {
+    Upstream::Stdio(StdioUpstream {
+        command: command.to_string(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        env: Default::default(),
+        cwd: None,
+    })
+}
+
+pub fn timeouts(list_ms: u64, call_ms: u64, ttl_ms: u64) -> Timeouts {
+    Timeouts {
+        list_ms,
+        call_ms,
+        catalog_ttl_ms: ttl_ms,
+    }
+}
+
+/// A port nothing listens on (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A child killed when dropped.
+pub struct Child(pub std::process::Child);
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts server-everything's Streamable HTTP transport on a free port and waits until it accepts.
+pub async fn start_everything_http() -> (Child, String) {
+    let port = free_port();
+    let child = std::process::Command::new("node")
+        .arg(server_everything())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("node is needed for the server-everything peer");
+    let child = Child(child);
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            return (child, format!("http://127.0.0.1:{port}/mcp"));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("server-everything did not start listening on port {port} within 10 s");
+}
