@@ -2,7 +2,7 @@
 //! loopback. One module per area; shared helpers in `support`.
 
 mod cli;
-mod e2e;
 mod demo;
+mod e2e;
 mod support;
 mod upstream;
