@@ -6,8 +6,17 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+mod errors;
+mod jsonc;
+mod raw;
+
+pub use errors::Problem;
+
 /// Default listen port.
 pub const DEFAULT_PORT: u16 = 4484;
+/// The commented default config that `mws init` writes; it parses to `Config::default()`.
+pub const DEFAULT_TEXT: &str = include_str!("config/default.jsonc");
+
 /// Default name the client registered the proxy under.
 pub const DEFAULT_SERVER_NAME: &str = "toolbox";
 
@@ -30,7 +39,7 @@ pub struct Config {
 
 /// Where the upstream MCP server is: Streamable HTTP or a stdio child.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(untagged)]
+#[serde(try_from = "raw::RawUpstream")]
 pub enum Upstream {
     Http(HttpUpstream),
     Stdio(StdioUpstream),
@@ -256,9 +265,17 @@ pub enum ConfigError {
     },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// A problem at a known place in the file: `path:line:column: message`.
+    #[error("{path}:{line}:{column}: {message}")]
+    At {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
 }
 
-/// A loaded config and the file it came from (`None` for all-defaults when no file exists).
+/// A loaded config and the file it came from (`found` is false for all-defaults when no file exists).
 #[derive(Debug, Clone)]
 pub struct Loaded {
     pub config: Config,
@@ -266,23 +283,19 @@ pub struct Loaded {
     pub found: bool,
 }
 
-/// Loads the config at `resolve_path(flag)`; a missing file means all defaults.
+/// Loads the config at `resolve_path(flag)`; a missing file means all defaults. The result is
+/// checked (`validate`) and has `~` expanded.
 pub fn load(flag: Option<&Path>) -> Result<Loaded, ConfigError> {
     let path = resolve_path(flag);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            let mut config = Config::default();
-            finish(&mut config);
-            return Ok(Loaded {
-                config,
-                path,
-                found: false,
-            });
+    let (mut config, found) = match std::fs::read_to_string(&path) {
+        Ok(text) => {
+            let config = parse(&text).map_err(|p| located(&path, p))?;
+            (config, true)
         }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Config::default(), false),
         Err(source) => return Err(ConfigError::Read { path, source }),
     };
-    let mut config = parse(&text).map_err(|message| ConfigError::Invalid {
+    validate(&config).map_err(|message| ConfigError::Invalid {
         path: path.clone(),
         message,
     })?;
@@ -290,20 +303,80 @@ pub fn load(flag: Option<&Path>) -> Result<Loaded, ConfigError> {
     Ok(Loaded {
         config,
         path,
-        found: true,
+        found,
     })
 }
 
-/// Parses config text. The error message names the field and what was expected.
-pub fn parse(text: &str) -> Result<Config, String> {
-    serde_json::from_str(text).map_err(|e| e.to_string())
+fn located(path: &Path, p: Problem) -> ConfigError {
+    if p.line == 0 {
+        ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: p.message,
+        }
+    } else {
+        ConfigError::At {
+            path: path.to_path_buf(),
+            line: p.line,
+            column: p.column,
+            message: p.message,
+        }
+    }
 }
 
-/// Expands `~` in every path field.
+/// Parses config text (JSON, or JSONC with comments and trailing commas). The problem names the
+/// field path and what was expected, with the line and column.
+pub fn parse(text: &str) -> Result<Config, Problem> {
+    let plain = jsonc::strip(text);
+    let mut de = serde_json::Deserializer::from_str(&plain);
+    let config: Config = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        errors::describe(&path, e.inner())
+    })?;
+    de.end().map_err(|e| errors::describe("", &e))?;
+    Ok(config)
+}
+
+/// Checks what the types cannot: loopback only, glob syntax. The message names the field.
+pub fn validate(config: &Config) -> Result<(), String> {
+    if !is_loopback(&config.listen.host) {
+        return Err(format!(
+            "`listen.host`: \"{}\" is not a loopback address; mws listens on loopback only \
+             (use 127.0.0.1, ::1 or localhost)",
+            config.listen.host
+        ));
+    }
+    for (i, p) in config.pin_files.iter().enumerate() {
+        if let Err(e) = glob::Pattern::new(p) {
+            return Err(format!("`pinFiles[{i}]`: \"{p}\" is not a valid glob: {e}"));
+        }
+    }
+    if config.server_name.is_empty() {
+        return Err("`serverName`: expected a non-empty name".into());
+    }
+    Ok(())
+}
+
+/// True for `localhost`, any 127.0.0.0/8 address and `::1` (bracketed or not).
+pub fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    if h.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    h.parse::<std::net::IpAddr>()
+        .map(|ip| ip.is_loopback())
+        .unwrap_or(false)
+}
+
+/// Expands `~` in every path field and `pinFiles` glob.
 fn finish(config: &mut Config) {
     config.state_dir = expand_tilde(&config.state_dir);
     for t in &mut config.transcripts {
         t.root = expand_tilde(&t.root);
+    }
+    for p in &mut config.pin_files {
+        *p = expand_tilde(Path::new(p.as_str()))
+            .to_string_lossy()
+            .into_owned();
     }
     if let Upstream::Stdio(s) = &mut config.upstream
         && let Some(cwd) = &s.cwd
@@ -311,3 +384,6 @@ fn finish(config: &mut Config) {
         s.cwd = Some(expand_tilde(cwd));
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,7 +2,11 @@
 //! module and its children (`store/*.rs`), one file per concern. Must not decide anything: the
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
+pub mod catalog;
+pub mod ingest;
 pub mod log;
+pub mod promote;
+pub mod serve;
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -12,6 +16,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 
 pub use log::{CallRecord, LogEvent, LogSink, SearchRecord};
+pub use promote::PromotionRecord;
 
 mod embedded {
     refinery::embed_migrations!("migrations");
@@ -20,6 +25,11 @@ mod embedded {
 /// How long a statement waits for another writer before failing with "database is locked".
 /// Raising it trades a hard failure for a longer wait under heavy concurrent writing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Bytes of the database file read through a memory map instead of `read` calls. Raising it
+/// speeds up scans of bigger histories (promotion, report) at the cost of address space; the
+/// pages are the OS page cache either way.
+pub const MMAP_BYTES: i64 = 256 << 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -82,6 +92,8 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(sq)?;
         conn.pragma_update(None, "foreign_keys", "ON").map_err(sq)?;
+        conn.pragma_update(None, "mmap_size", MMAP_BYTES)
+            .map_err(sq)?;
         migrate(&mut conn, &file, path)?;
         // The -wal and -shm files inherit nothing from the main file: tighten them too.
         for suffix in ["-wal", "-shm"] {

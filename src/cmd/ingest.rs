@@ -1,10 +1,113 @@
-//! `mws ingest`.
+//! `mws ingest`: reads the configured transcript roots into the database and prints what it did
+//! (stdout: the summary, or JSON with `--json`; the progress bar goes to stderr).
 
+use std::io::Write;
 use std::path::Path;
 
-use super::{CmdResult, not_built};
+use super::{CmdResult, load_config};
 use crate::cli::IngestArgs;
+use crate::ingest::{IngestSummary, ingest_all};
+use crate::store::Store;
 
-pub fn run(_config: Option<&Path>, _args: IngestArgs) -> CmdResult {
-    not_built("ingest")
+pub fn run(config: Option<&Path>, args: IngestArgs) -> CmdResult {
+    let loaded = load_config(config)?;
+    let mut store = Store::open(&loaded.config.db_path())?;
+    let summary = ingest_all(&loaded.config, &mut store, !args.json)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &summary)?;
+        writeln!(out)?;
+    } else {
+        out.write_all(render(&summary).as_bytes())?;
+    }
+    Ok(0)
+}
+
+/// The summary as text: one line of figures, then one line per note, malformed file and error.
+pub fn render(s: &IngestSummary) -> String {
+    let mut text = format!(
+        "ingested {} file(s) of {} ({}): {} new call(s), {} duplicate(s), {} merged with proxy rows, {} pending, {} skipped line(s)\n",
+        s.files_read,
+        s.files,
+        human_bytes(s.bytes),
+        s.new_calls,
+        s.duplicates,
+        s.merged,
+        s.pending,
+        s.skipped_lines
+    );
+    if s.skipped_compressed > 0 {
+        text += &format!(
+            "  not read: {} compressed rollout(s) (.jsonl.zst)\n",
+            s.skipped_compressed
+        );
+    }
+    for root in &s.missing_roots {
+        text += &format!("  no such root: {root}\n");
+    }
+    for m in &s.malformed {
+        text += &format!(
+            "  malformed: {} line(s) in {}, first {}\n",
+            m.count, m.path, m.first
+        );
+    }
+    if !s.malformed.is_empty() {
+        text += "  (MWS_LOG=debug lists every malformed line)\n";
+    }
+    for (path, message) in &s.errors {
+        text += &format!("  error: {path}: {message}\n");
+    }
+    text
+}
+
+fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::Malformed;
+
+    #[test]
+    fn renders_every_part() {
+        let s = IngestSummary {
+            files: 3,
+            files_read: 2,
+            bytes: 1536,
+            new_calls: 4,
+            duplicates: 1,
+            merged: 1,
+            pending: 1,
+            skipped_lines: 1,
+            skipped_compressed: 1,
+            missing_roots: vec!["/r".into()],
+            errors: vec![("/x".into(), "permission denied".into())],
+            malformed: vec![Malformed {
+                path: "/a.jsonl".into(),
+                count: 1,
+                first: "/a.jsonl:3: expected value at line 1 column 1".into(),
+            }],
+        };
+        assert_eq!(
+            render(&s),
+            "ingested 2 file(s) of 3 (1.5 KiB): 4 new call(s), 1 duplicate(s), 1 merged with proxy rows, 1 pending, 1 skipped line(s)\n  \
+             not read: 1 compressed rollout(s) (.jsonl.zst)\n  \
+             no such root: /r\n  \
+             malformed: 1 line(s) in /a.jsonl, first /a.jsonl:3: expected value at line 1 column 1\n  \
+             (MWS_LOG=debug lists every malformed line)\n  \
+             error: /x: permission denied\n"
+        );
+    }
 }

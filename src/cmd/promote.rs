@@ -1,10 +1,231 @@
-//! `mws promote`.
+//! `mws promote [--dry-run] [--json] [--no-ingest]`: ingest, find the catalog for the reality
+//! check (live upstream within `listMs`, else `catalog.json`, else none), read front-matter pins,
+//! decide (`crate::promote`), print the table, and — unless `--dry-run` — write the run and
+//! `working-set.json` in one transaction.
 
+use std::collections::HashSet;
+use std::io::{IsTerminal, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-use super::{CmdResult, not_built};
+use anyhow::Context;
+use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
+use serde_json::json;
+
+use super::{CmdResult, load_config};
+use crate::catalog::Catalog;
 use crate::cli::PromoteArgs;
+use crate::config::Config;
+use crate::promote::{self, Inputs, Outcome, Why, pin_files};
+use crate::store::{PromotionRecord, Store};
+use crate::upstream::{self, CatalogSource};
+use crate::{clock, ingest};
 
-pub fn run(_config: Option<&Path>, _args: PromoteArgs) -> CmdResult {
-    not_built("promote")
+pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
+    let config = load_config(flag)?.config;
+    let mut store = Store::open(&config.db_path())?;
+    if args.dry_run {
+        eprintln!("mws promote: dry run: ingest skipped, nothing written");
+    } else if !args.no_ingest {
+        let progress = std::io::stderr().is_terminal() && !args.json;
+        let s = ingest::ingest_all(&config, &mut store, progress).context("ingest")?;
+        eprintln!(
+            "mws promote: ingest: {} file(s), {} new call(s), {} duplicate(s), {} skipped line(s)",
+            s.files, s.new_calls, s.duplicates, s.skipped_lines
+        );
+        for (path, message) in &s.errors {
+            eprintln!("mws promote: ingest: {path}: {message}");
+        }
+    }
+    let (catalog, source) = reality_catalog(&config);
+    let (declared_seen, warnings) = pin_files::scan(&config.pin_files);
+    for w in warnings {
+        eprintln!("mws promote: pinFiles: {w}");
+    }
+
+    let now_t = clock::now();
+    let now = clock::fmt(now_t);
+    let before = store.working_set()?;
+    let mut also: Vec<&str> = before.iter().map(|l| l.tool.as_str()).collect();
+    also.extend(config.pins.iter().map(String::as_str));
+    also.extend(declared_seen.iter().map(|(t, _)| t.as_str()));
+    let usage = store.usage(&promote::cutoff(now_t, config.promote.window_days), &also)?;
+    let declared = store.declared(&declared_seen, &now)?;
+    let names: Option<HashSet<String>> = catalog
+        .as_ref()
+        .map(|c| c.names().map(str::to_string).collect());
+    let outcome = promote::decide(&Inputs {
+        now: now_t,
+        rules: &config.promote,
+        pins: &config.pins,
+        declared: &declared,
+        before: &before,
+        usage: &usage,
+        catalog: names.as_ref(),
+    });
+
+    if outcome.decisions.is_empty() {
+        eprintln!(
+            "mws promote: no calls in the last {} days and no pins: nothing to list yet",
+            config.promote.window_days
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&as_json(&outcome))?)?;
+    } else {
+        writeln!(out, "{}", table(&outcome))?;
+    }
+    out.flush()?;
+    if args.dry_run {
+        return Ok(0);
+    }
+
+    let path = config.working_set_path();
+    let tmp = path.with_extension("json.tmp");
+    let export = export(&outcome, &now);
+    let rec = PromotionRecord {
+        now: &now,
+        catalog_source: source,
+        outcome: &outcome,
+        declared: &declared_seen,
+        catalog: catalog.as_ref(),
+    };
+    let written = store.write_promotion(&rec, || write_private(&tmp, &export));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e.into());
+    }
+    std::fs::rename(&tmp, &path).with_context(|| format!("{}: cannot replace", path.display()))?;
+    eprintln!(
+        "mws promote: {} tool(s) listed; wrote {}",
+        outcome.listing.len(),
+        path.display()
+    );
+    Ok(0)
+}
+
+/// The catalog for the reality check and where it came from: the live upstream if it lists
+/// within `listMs`, else `stateDir/catalog.json`, else none (a warning; nothing is dropped).
+fn reality_catalog(config: &Config) -> (Option<Catalog>, &'static str) {
+    // An empty list is treated as no list: dropping every tool on one bad answer is worse than
+    // skipping the check once.
+    if let Some(c) = live_catalog(config).filter(|c| !c.is_empty()) {
+        return (Some(c), "live");
+    }
+    let file = config.catalog_path();
+    match Catalog::load_file(&file) {
+        Ok(c) if !c.is_empty() => return (Some(c), "catalog.json"),
+        Ok(_) => eprintln!("mws promote: warning: {}: lists no tools", file.display()),
+        Err(e) if file.exists() => eprintln!("mws promote: warning: {e}"),
+        Err(_) => {}
+    }
+    eprintln!(
+        "mws promote: warning: no live upstream list within {} ms and no {}; the reality check \
+         is skipped (no tool is dropped)",
+        config.timeouts.list_ms,
+        file.display()
+    );
+    (None, "skipped")
+}
+
+/// Asks the upstream for its catalog, waiting at most `listMs` for a live (not cached) list.
+fn live_catalog(config: &Config) -> Option<Catalog> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let budget = Duration::from_millis(config.timeouts.list_ms);
+    rt.block_on(async {
+        let up = upstream::connect(config);
+        let mut changes = up.changes();
+        let deadline = Instant::now() + budget;
+        loop {
+            let left = deadline.checked_duration_since(Instant::now())?;
+            let snap = tokio::time::timeout(left, up.catalog()).await.ok()?;
+            if snap.source == CatalogSource::Live {
+                return Some(snap.catalog.as_ref().clone());
+            }
+            let left = deadline.checked_duration_since(Instant::now())?;
+            // No live list yet: wait for the catalog to change (a closed channel means never).
+            tokio::time::timeout(left, changes.changed())
+                .await
+                .ok()?
+                .ok()?;
+        }
+    })
+}
+
+fn as_json(o: &Outcome) -> serde_json::Value {
+    o.decisions
+        .iter()
+        .map(|d| {
+            json!({
+                "tool": d.tool,
+                "before": d.before,
+                "after": d.after,
+                "reason": d.reason(),
+                "sessions": d.sessions,
+                "calls": d.calls,
+                "lastSuccess": d.last_success,
+            })
+        })
+        .collect()
+}
+
+fn table(o: &Outcome) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header([
+        "tool",
+        "sessions",
+        "calls",
+        "last success",
+        "listed",
+        "reason",
+    ]);
+    let yn = |b: bool| if b { "yes" } else { "no" };
+    for d in &o.decisions {
+        let last = d
+            .last_success
+            .as_deref()
+            .map_or("-", |s| &s[..10.min(s.len())]);
+        t.add_row([
+            d.tool.clone(),
+            d.sessions.to_string(),
+            d.calls.to_string(),
+            last.to_string(),
+            format!("{} → {}", yn(d.before), yn(d.after)),
+            d.reason(),
+        ]);
+    }
+    t
+}
+
+/// `working-set.json`: `{"generatedAt", "tools": [listing order], "pins": [listed pins]}`.
+fn export(o: &Outcome, now: &str) -> String {
+    let tools: Vec<&str> = o.listing.iter().map(|l| l.tool.as_str()).collect();
+    let pins: Vec<&str> = o
+        .listing
+        .iter()
+        .filter(|l| l.why != Why::Promoted)
+        .map(|l| l.tool.as_str())
+        .collect();
+    let v = json!({"generatedAt": now, "tools": tools, "pins": pins});
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&v).expect("serializes")
+    )
+}
+
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all()
 }

@@ -1,10 +1,101 @@
-//! `mws serve`.
+//! `mws serve`: load the config, connect the upstream, start the call log and the working-set
+//! watcher, then serve HTTP on loopback (printing the URL on stderr) or one client on stdio, until
+//! EOF, SIGINT or SIGTERM; the log is flushed before exit.
 
 use std::path::Path;
+use std::time::Duration;
 
-use super::{CmdResult, not_built};
+use super::{CmdResult, UsageError};
 use crate::cli::ServeArgs;
+use crate::config::Config;
+use crate::server::{self, Proxy};
+use crate::store::LogSink;
 
-pub fn run(_config: Option<&Path>, _args: ServeArgs) -> CmdResult {
-    not_built("serve")
+/// How long shutdown waits for the call log to reach the disk. Raising it delays exit on a slow
+/// disk; lowering it risks losing the last rows.
+pub const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
+
+pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
+    let loaded = super::load_config(config_flag)?;
+    let mut config = loaded.config;
+    if let Some(dir) = &args.state_dir {
+        config.state_dir = crate::config::expand_tilde(dir);
+    }
+    if let Some(port) = args.port {
+        config.listen.port = port;
+    }
+    let mut demo_dir = None;
+    if args.demo {
+        config.upstream = crate::demo::demo_upstream_config();
+        // A few pins, so that the first tools/list already shows a working set.
+        for pin in crate::demo::DEMO_PINS {
+            if !config.pins.iter().any(|p| p == pin) {
+                config.pins.push((*pin).to_string());
+            }
+        }
+        if args.state_dir.is_none() {
+            let dir = std::env::temp_dir().join(format!("mws-demo-{}", std::process::id()));
+            config.state_dir = dir.clone();
+            demo_dir = Some(dir);
+        }
+    }
+    // Refuse a non-loopback host before anything starts.
+    server::guards::bind_addr(&config.listen.host).map_err(UsageError)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(serve(config, args.stdio));
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    if let Some(dir) = demo_dir {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    result
+}
+
+async fn serve(config: Config, stdio: bool) -> CmdResult {
+    std::fs::create_dir_all(&config.state_dir).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot create state dir {}: {e}",
+            config.state_dir.display()
+        )
+    })?;
+    let db = config.db_path();
+    let upstream = crate::upstream::connect(&config);
+    let log = LogSink::spawn(&db);
+    let working_set = server::working_set::watch(&db);
+    let host = config.listen.host.clone();
+    let port = config.listen.port;
+    let proxy = Proxy::new(upstream, config, working_set, Some(log.clone()));
+    if stdio {
+        tokio::select! {
+            r = server::stdio::serve(proxy, tokio::io::stdin(), tokio::io::stdout()) => r?,
+            () = shutdown_signal() => {}
+        }
+    } else {
+        let listener = server::app::bind(&host, port).await?;
+        let addr = listener.local_addr()?;
+        eprintln!("mws: serving MCP at http://{addr}/mcp");
+        server::app::serve(listener, proxy, shutdown_signal()).await?;
+    }
+    if !log.flush(FLUSH_TIMEOUT) {
+        eprintln!("mws: the call log did not finish writing within {FLUSH_TIMEOUT:?}");
+    }
+    Ok(0)
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+    tracing::info!("shutting down");
 }

@@ -2,4 +2,21 @@
 //! (Host, Origin, body size), the meta-tools and what a client sees. Must not talk to the upstream
 //! except through `upstream::Upstream`.
 
+pub mod app;
+pub mod bridge;
+mod calls;
+pub mod fake_upstream;
+pub mod guards;
+pub mod handler;
+pub mod instructions;
+pub mod legacy;
 pub mod listing;
+pub mod meta_tools;
+pub mod modern;
+pub mod sse;
+pub mod stdio;
+pub mod streams;
+pub mod working_set;
+
+pub use calls::{CLIENT_CALL_ID_KEYS, STATELESS_SESSION_GAP};
+pub use handler::{Caller, Proxy};

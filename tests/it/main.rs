@@ -4,5 +4,11 @@
 mod cli;
 mod demo;
 mod e2e;
+mod server;
+
+mod history;
+mod history_writers;
+mod ingest;
+mod search;
 mod support;
 mod upstream;

@@ -1,0 +1,348 @@
+//! The ingest driver: walks the configured roots, reads each changed file from where the last run
+//! stopped, pairs calls with results (across runs through `ingest_pending`) and writes one
+//! transaction per file through `store/ingest.rs`. Must not hold SQL or parse lines itself.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use time::OffsetDateTime;
+use walkdir::WalkDir;
+
+use super::claude_code::ClaudeCode;
+use super::codex::Codex;
+use super::pairing::Pairing;
+use super::progress::Bar;
+use super::reader::{self, HEAD_BYTES, Line, MAX_LINE};
+use super::{Adapter, CallEvent, IngestSummary, Malformed, Names, Status};
+use crate::catalog::Catalog;
+use crate::clock;
+use crate::config::{Config, TranscriptKind, TranscriptRoot};
+use crate::store::ingest::{CallRow, FileBatch, FileRow, Resolution};
+use crate::store::{Store, StoreError};
+
+/// How `ingest_with` runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Show a progress bar on stderr when it is a terminal and the run takes over a second.
+    pub progress: bool,
+    /// Stamped on `ingest_files.ingested_at`.
+    pub now: OffsetDateTime,
+}
+
+struct Job {
+    path: PathBuf,
+    key: String,
+    kind: TranscriptKind,
+    root: usize,
+    size: u64,
+    mtime_ns: i64,
+}
+
+/// Ingests every configured root into `store` (see `ingest_all`).
+pub fn ingest_with(
+    config: &Config,
+    store: &mut Store,
+    options: &Options,
+) -> anyhow::Result<IngestSummary> {
+    let mut summary = IngestSummary::default();
+    let catalog = catalog_names(config, store)?;
+    let names: Vec<Names> = config
+        .transcripts
+        .iter()
+        .map(|r| Names::new(&config.server_names(r), &catalog))
+        .collect();
+    let known = store.ingest_files()?;
+    let mut jobs = Vec::new();
+    let mut keys = HashSet::new();
+    for (i, root) in config.transcripts.iter().enumerate() {
+        walk(root, i, &mut jobs, &mut keys, &mut summary);
+    }
+    summary.files = jobs.len() as u64;
+    jobs.retain(|j| {
+        known
+            .get(&j.key)
+            .is_none_or(|k| k.size != j.size || k.mtime_ns != j.mtime_ns)
+    });
+    let total: u64 = jobs
+        .iter()
+        .map(|j| match known.get(&j.key) {
+            Some(k) if k.offset <= j.size => j.size - k.offset,
+            _ => j.size,
+        })
+        .sum();
+    let bar = Bar::new(options.progress, total);
+    // Call ids awaiting a result, per adapter (Claude Code, Codex).
+    let mut pending = [
+        store.pending_call_ids(TranscriptKind::ClaudeCode.as_str())?,
+        store.pending_call_ids(TranscriptKind::Codex.as_str())?,
+    ];
+    for job in &jobs {
+        let set = match job.kind {
+            TranscriptKind::ClaudeCode => &mut pending[0],
+            TranscriptKind::Codex => &mut pending[1],
+        };
+        let ctx = FileCtx {
+            job,
+            prev: known.get(&job.key),
+            names: &names[job.root],
+            now: options.now,
+        };
+        match ingest_file(store, &ctx, set, &bar, &mut summary) {
+            Ok(()) => {}
+            Err(FileError::Io(e)) => summary.errors.push((job.key.clone(), e.to_string())),
+            Err(FileError::Store(e)) => return Err(e.into()),
+        }
+    }
+    bar.finish();
+    Ok(summary)
+}
+
+/// Upstream tool names: the `catalog` table, else `stateDir/catalog.json`, else none.
+fn catalog_names(config: &Config, store: &Store) -> Result<Vec<String>, StoreError> {
+    let names = store.catalog_names_ever_seen()?;
+    if !names.is_empty() {
+        return Ok(names);
+    }
+    let path = config.catalog_path();
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    match Catalog::load_file(&path) {
+        Ok(c) => Ok(c.names().map(String::from).collect()),
+        Err(e) => {
+            tracing::warn!("{e}; tool names are kept as the transcripts recorded them");
+            Ok(Vec::new())
+        }
+    }
+}
+
+/// Whether a file under a root of this kind is a transcript.
+fn is_transcript(kind: TranscriptKind, name: &str) -> bool {
+    match kind {
+        TranscriptKind::ClaudeCode => name.ends_with(".jsonl"),
+        TranscriptKind::Codex => name.starts_with("rollout-") && name.ends_with(".jsonl"),
+    }
+}
+
+fn walk(
+    root: &TranscriptRoot,
+    index: usize,
+    jobs: &mut Vec<Job>,
+    keys: &mut HashSet<String>,
+    summary: &mut IngestSummary,
+) {
+    match std::fs::metadata(&root.root) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            let path = root.root.display().to_string();
+            summary.errors.push((path, "not a directory".into()));
+            return;
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            summary.missing_roots.push(root.root.display().to_string());
+            return;
+        }
+        Err(e) => {
+            summary
+                .errors
+                .push((root.root.display().to_string(), e.to_string()));
+            return;
+        }
+    }
+    for entry in WalkDir::new(&root.root).sort_by_file_name() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e.path().unwrap_or(&root.root).display().to_string();
+                let msg = e
+                    .io_error()
+                    .map_or_else(|| e.to_string(), |io| io.to_string());
+                summary.errors.push((path, msg));
+                continue;
+            }
+        };
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy();
+        if root.kind == TranscriptKind::Codex && name.ends_with(".jsonl.zst") {
+            summary.skipped_compressed += 1;
+            continue;
+        }
+        if !is_transcript(root.kind, &name) {
+            continue;
+        }
+        let key = entry.path().display().to_string();
+        if !keys.insert(key.clone()) {
+            continue;
+        }
+        match entry.metadata() {
+            Ok(m) => jobs.push(Job {
+                path: entry.path().to_path_buf(),
+                key,
+                kind: root.kind,
+                root: index,
+                size: m.len(),
+                mtime_ns: m
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos() as i64),
+            }),
+            Err(e) => summary.errors.push((key, e.to_string())),
+        }
+    }
+}
+
+enum FileError {
+    Io(std::io::Error),
+    Store(StoreError),
+}
+
+impl From<std::io::Error> for FileError {
+    fn from(e: std::io::Error) -> Self {
+        FileError::Io(e)
+    }
+}
+
+struct FileCtx<'a> {
+    job: &'a Job,
+    prev: Option<&'a FileRow>,
+    names: &'a Names,
+    now: OffsetDateTime,
+}
+
+fn ingest_file(
+    store: &mut Store,
+    ctx: &FileCtx,
+    pending: &mut HashSet<String>,
+    bar: &Bar,
+    summary: &mut IngestSummary,
+) -> Result<(), FileError> {
+    let job = ctx.job;
+    let mut file = File::open(&job.path)?;
+    let (mut start, mut lineno, mut restart) = (0, 0, false);
+    let (mut calls_before, mut skipped_before) = (0, 0);
+    if let Some(p) = ctx.prev {
+        let same = job.size >= p.offset
+            && reader::head_hash(&mut file, HEAD_BYTES.min(p.offset))? == p.head_hash;
+        if same {
+            (start, lineno, calls_before, skipped_before) = (p.offset, p.lines, p.calls, p.skipped);
+        } else {
+            restart = true;
+        }
+    }
+    let adapter_name = job.kind.as_str();
+    let fallback_ts =
+        clock::fmt(OffsetDateTime::UNIX_EPOCH + time::Duration::nanoseconds(job.mtime_ns));
+    let stem = stem_of(&job.path);
+    let mut adapter: Box<dyn Adapter + '_> = match job.kind {
+        TranscriptKind::ClaudeCode => Box::new(ClaudeCode::new(ctx.names, &stem, &fallback_ts)),
+        TranscriptKind::Codex => Box::new(Codex::new(ctx.names, &stem, &fallback_ts)),
+    };
+    let mut pairing = Pairing::default();
+    let mut malformed: Option<Malformed> = None;
+    let mut events = Vec::new();
+    let mut bad = |lineno: u64, reason: &str| {
+        let msg = format!("{}:{lineno}: {reason}", job.key);
+        tracing::debug!("{msg}");
+        let m = malformed.get_or_insert_with(|| Malformed {
+            path: job.key.clone(),
+            count: 0,
+            first: msg,
+        });
+        m.count += 1;
+    };
+    let end = reader::read_lines(
+        &mut file,
+        start,
+        job.size,
+        MAX_LINE,
+        &mut |line| {
+            lineno += 1;
+            let bytes = match line {
+                Line::TooLong => return bad(lineno, &format!("line longer than {MAX_LINE} bytes")),
+                Line::Bytes(b) if b.iter().all(u8::is_ascii_whitespace) => return,
+                Line::Bytes(b) => b,
+            };
+            let parsed = {
+                let wanted = |id: &str| pairing.open.contains_key(id) || pending.contains(id);
+                adapter.line(bytes, &wanted, &mut events)
+            };
+            if let Err(reason) = parsed {
+                bad(lineno, &reason);
+            }
+            for e in events.drain(..) {
+                pairing.apply(e, pending);
+            }
+        },
+        &mut |n| bar.inc(n),
+    )?;
+    let skipped = malformed.as_ref().map_or(0, |m| m.count);
+    let row = |c: &CallEvent, status: Option<Status>| CallRow {
+        source_key: format!("{adapter_name}:{}", c.id),
+        client_call_id: c.id.clone(),
+        session_id: c.session_id.clone(),
+        ts: c.ts.clone(),
+        tool: c.tool.clone(),
+        via: format!("transcript:{adapter_name}"),
+        client: adapter_name.to_string(),
+        ok: status.is_some_and(Status::ok),
+        error_kind: status.and_then(Status::error_kind).map(String::from),
+        ms: c.ms,
+    };
+    let mut batch = FileBatch {
+        restart,
+        abort_pending: pairing.abort.then(|| Status::Aborted.as_str().to_string()),
+        ..FileBatch::default()
+    };
+    batch.calls = pairing.done.iter().map(|c| row(c, c.status)).collect();
+    for id in &pairing.order {
+        if let Some(c) = pairing.open.get(id) {
+            batch.pending.push(row(c, None));
+            pending.insert(id.clone());
+        }
+    }
+    batch.resolved = pairing
+        .resolved
+        .into_iter()
+        .map(|(id, status, tool, ms)| Resolution {
+            source_key: format!("{adapter_name}:{id}"),
+            ok: status.ok(),
+            error_kind: status.error_kind().map(String::from),
+            tool,
+            ms,
+        })
+        .collect();
+    batch.file = Some(FileRow {
+        path: job.key.clone(),
+        adapter: adapter_name.to_string(),
+        offset: end,
+        size: job.size,
+        mtime_ns: job.mtime_ns,
+        head_hash: reader::head_hash(&mut file, HEAD_BYTES.min(end))?,
+        lines: lineno,
+        calls: calls_before,
+        skipped: skipped_before + skipped,
+        ingested_at: clock::fmt(ctx.now),
+    });
+    let counts = store.write_ingest_batch(&batch).map_err(FileError::Store)?;
+    summary.files_read += 1;
+    summary.bytes += job.size - start;
+    summary.new_calls += counts.new;
+    summary.duplicates += counts.duplicates + pairing.repeats;
+    summary.merged += counts.merged;
+    summary.pending += counts.pending;
+    summary.skipped_lines += skipped;
+    summary.malformed.extend(malformed);
+    Ok(())
+}
+
+fn stem_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy())
+        .map(|n| n.strip_suffix(".jsonl").unwrap_or(&n).to_string())
+        .unwrap_or_default()
+}

@@ -1,0 +1,263 @@
+//! Which backend a tool belongs to, from its name alone. Pure.
+//!
+//! A backend is a name prefix. In order:
+//! 1. `server__tool` (gateways and aggregators): everything before the first `__`.
+//! 2. A `backendHints` key `k` when the name starts with `k` plus a separator (`_ - . /`).
+//! 3. The first segment before a separator (`mail` in `mail_send_message`), but only when the
+//!    catalog *looks prefixed*: segments shared by at least `MIN_BACKEND_TOOLS` tools that are not
+//!    action verbs (`get`, `list`, `create`, ...) cover at least `PREFIXED_SHARE` of the tools.
+//!    Single servers that name tools verb-first (`read_file`, `list_issues`, the catalogs in
+//!    fixtures/catalogs/) therefore have no backends, instead of a fake `get`/`list` backend; a
+//!    server whose tools all carry its name (`slack_post_message`, `browser_click`) has one.
+//!    Tools matching none of the rules have no backend (grouped as `(other)` in the empty query).
+
+use std::collections::{BTreeMap, HashMap};
+
+/// Fewest tools that must share a first segment for it to count as a backend. Raising it stops
+/// small servers from being recognised in a mixed catalog.
+const MIN_BACKEND_TOOLS: usize = 2;
+
+/// Share of the catalog that recognised prefixes must cover before rule 3 applies at all. Raising
+/// it makes mixed catalogs (some tools prefixed, some not) fall back to "no backends".
+const PREFIXED_SHARE: f64 = 0.5;
+
+/// First segments that are verbs, never backends.
+const VERB_PREFIXES: &[&str] = &[
+    "add",
+    "aggregate",
+    "analyze",
+    "append",
+    "apply",
+    "archive",
+    "assign",
+    "browse",
+    "build",
+    "calculate",
+    "call",
+    "cancel",
+    "check",
+    "clear",
+    "click",
+    "clone",
+    "close",
+    "compare",
+    "convert",
+    "copy",
+    "count",
+    "create",
+    "delete",
+    "describe",
+    "disable",
+    "download",
+    "drop",
+    "edit",
+    "enable",
+    "evaluate",
+    "execute",
+    "explain",
+    "export",
+    "fetch",
+    "fill",
+    "find",
+    "fork",
+    "format",
+    "generate",
+    "get",
+    "import",
+    "insert",
+    "install",
+    "invite",
+    "list",
+    "load",
+    "lookup",
+    "manage",
+    "mark",
+    "merge",
+    "move",
+    "navigate",
+    "open",
+    "parse",
+    "post",
+    "press",
+    "protect",
+    "push",
+    "put",
+    "query",
+    "read",
+    "remove",
+    "rename",
+    "replace",
+    "rerun",
+    "reset",
+    "resolve",
+    "restart",
+    "retrieve",
+    "run",
+    "save",
+    "search",
+    "select",
+    "send",
+    "set",
+    "show",
+    "simulate",
+    "start",
+    "stop",
+    "submit",
+    "take",
+    "toggle",
+    "trigger",
+    "unprotect",
+    "update",
+    "upload",
+    "validate",
+    "view",
+    "wait",
+    "write",
+];
+
+const SEPARATORS: &[char] = &['_', '-', '.', '/'];
+
+/// The backend of every tool of one catalog.
+#[derive(Debug, Clone, Default)]
+pub struct Backends {
+    /// Backend names in order of first appearance.
+    pub names: Vec<String>,
+    /// Per tool (catalog order): index into `names`, and the byte offset where the local name
+    /// (without prefix and separator) starts.
+    pub of_tool: Vec<Option<(u32, u32)>>,
+}
+
+impl Backends {
+    pub fn recognise<'a>(
+        names: impl Iterator<Item = &'a str> + Clone,
+        hints: &BTreeMap<String, String>,
+    ) -> Backends {
+        let prefixed = looks_prefixed(names.clone());
+        let mut b = Backends::default();
+        let mut index: HashMap<&str, u32> = HashMap::new();
+        for name in names {
+            let found = split(name, hints, prefixed);
+            let entry = found.map(|(prefix, rest)| {
+                let id = *index.entry(prefix).or_insert_with(|| {
+                    b.names.push(prefix.to_string());
+                    (b.names.len() - 1) as u32
+                });
+                (id, rest as u32)
+            });
+            b.of_tool.push(entry);
+        }
+        b
+    }
+
+    /// The backend name of tool `doc`.
+    pub fn of(&self, doc: usize) -> Option<&str> {
+        self.of_tool[doc].map(|(id, _)| self.names[id as usize].as_str())
+    }
+
+    /// The backend with this name, case-insensitively.
+    pub fn find(&self, word: &str) -> Option<u32> {
+        self.names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case(word))
+            .map(|i| i as u32)
+    }
+}
+
+/// `(prefix, offset of the rest)` when `name` has a backend prefix.
+fn split<'a>(
+    name: &'a str,
+    hints: &BTreeMap<String, String>,
+    prefixed: bool,
+) -> Option<(&'a str, usize)> {
+    if let Some(i) = name.find("__").filter(|&i| i > 0 && i + 2 < name.len()) {
+        return Some((&name[..i], i + 2));
+    }
+    for key in hints.keys() {
+        if name.len() > key.len() + 1
+            && name.starts_with(key.as_str())
+            && name[key.len()..].starts_with(SEPARATORS)
+        {
+            return Some((&name[..key.len()], key.len() + 1));
+        }
+    }
+    if !prefixed {
+        return None;
+    }
+    let i = name
+        .find(SEPARATORS)
+        .filter(|&i| i > 0 && i + 1 < name.len())?;
+    let first = &name[..i];
+    (!is_verb(first)).then_some((first, i + 1))
+}
+
+fn is_verb(segment: &str) -> bool {
+    let lower = segment.to_ascii_lowercase();
+    VERB_PREFIXES.binary_search(&lower.as_str()).is_ok()
+}
+
+/// Rule 3's catalog-level test (see the module doc).
+fn looks_prefixed<'a>(names: impl Iterator<Item = &'a str>) -> bool {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut total = 0usize;
+    for name in names {
+        total += 1;
+        if let Some(i) = name
+            .find(SEPARATORS)
+            .filter(|&i| i > 0 && i + 1 < name.len())
+        {
+            *counts.entry(&name[..i]).or_default() += 1;
+        }
+    }
+    let covered: usize = counts
+        .iter()
+        .filter(|(seg, n)| **n >= MIN_BACKEND_TOOLS && !is_verb(seg))
+        .map(|(_, n)| n)
+        .sum();
+    total > 0 && covered as f64 >= PREFIXED_SHARE * total as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verbs_sorted() {
+        assert!(VERB_PREFIXES.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    fn check(names: &[&str], hints: &[&str], want: &[Option<&str>]) {
+        let hints = hints
+            .iter()
+            .map(|h| (h.to_string(), String::new()))
+            .collect();
+        let b = Backends::recognise(names.iter().copied(), &hints);
+        let got: Vec<Option<&str>> = (0..names.len()).map(|i| b.of(i)).collect();
+        assert_eq!(got, want, "{names:?}");
+    }
+
+    #[test]
+    fn rules() {
+        check(
+            &["mail_send", "mail_list", "drive_share_file", "drive_list"],
+            &[],
+            &[Some("mail"), Some("mail"), Some("drive"), Some("drive")],
+        );
+        check(
+            &[
+                "get_me",
+                "list_issues",
+                "create_issue",
+                "issue_read",
+                "issue_write",
+            ],
+            &[],
+            &[None, None, None, None, None],
+        );
+        check(
+            &["gh__list_issues", "read_file", "fs-x_y", "slack_post"],
+            &["fs"],
+            &[Some("gh"), None, Some("fs"), None],
+        );
+        check(&["__x", "y__"], &[], &[None, None]);
+    }
+}

@@ -1,0 +1,230 @@
+//! The `search_tools` reply (SPEC §6): compact JSON in rank order, full schemas and a `call_tool`
+//! template for the top results, kept under the byte budget by trimming descriptions, then
+//! dropping schemas, then dropping the lowest entries — never by cutting JSON. Pure.
+
+use serde_json::{Map, Value, json};
+
+/// Results that carry their full `inputSchema` (and a `call_tool` template). Raising it makes
+/// replies bigger and lets the budget trim sooner.
+pub const SCHEMA_RESULTS: usize = 3;
+
+/// Description caps tried in turn, in characters, when a reply is over budget. Lowering the last
+/// step lets more entries survive on catalogs with long descriptions, at the cost of meaning.
+pub const DESCRIPTION_CAPS: [usize; 5] = [600, 300, 160, 80, 40];
+
+/// One tool of a reply, before budgeting.
+pub struct Entry<'a> {
+    pub tool: &'a Value,
+    pub listed: bool,
+}
+
+/// What the budget did, for tests and `--explain`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trimmed {
+    /// The description cap finally applied, if any.
+    pub description_cap: Option<usize>,
+    /// Results whose schema was dropped.
+    pub schemas_dropped: usize,
+    /// Entries dropped from the end.
+    pub entries_dropped: usize,
+}
+
+/// A reply's JSON value, its compact text, and what the budget did.
+pub struct Built {
+    pub json: Value,
+    pub text: String,
+    pub shown: usize,
+    pub trimmed: Trimmed,
+}
+
+/// Builds a ranked, backend or exact reply. `more` counts matches not in `entries`; `budget` is
+/// `None` for the uncapped exact mode.
+pub fn results(
+    mode: &str,
+    extra: &[(&str, Value)],
+    entries: &[Entry],
+    more: usize,
+    hint: Option<&str>,
+    budget: Option<usize>,
+) -> Built {
+    let mut cap: Option<usize> = None;
+    let mut schemas = SCHEMA_RESULTS.min(entries.len());
+    let mut vals: Vec<Value> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| entry(e, cap, i < schemas))
+        .collect();
+    let mut sizes: Vec<usize> = vals.iter().map(json_len).collect();
+    let mut trimmed = Trimmed::default();
+    let fits = |sizes: &[usize], dropped: usize| match budget {
+        None => true,
+        Some(b) => total(mode, extra, sizes, more + dropped, hint) <= b,
+    };
+    let mut caps = DESCRIPTION_CAPS.iter();
+    while !fits(&sizes, 0) {
+        let Some(&c) = caps.next() else { break };
+        cap = Some(c);
+        trimmed.description_cap = cap;
+        for (i, e) in entries.iter().enumerate() {
+            if description(e.tool).chars().count() > c {
+                vals[i] = entry(e, cap, i < schemas);
+                sizes[i] = json_len(&vals[i]);
+            }
+        }
+    }
+    while schemas > 0 && !fits(&sizes, 0) {
+        schemas -= 1;
+        trimmed.schemas_dropped += 1;
+        vals[schemas] = entry(&entries[schemas], cap, false);
+        sizes[schemas] = json_len(&vals[schemas]);
+    }
+    while !vals.is_empty() && !fits(&sizes, trimmed.entries_dropped) {
+        vals.pop();
+        sizes.pop();
+        trimmed.entries_dropped += 1;
+    }
+    let shown = vals.len();
+    let json = wrap(mode, extra, vals, more + trimmed.entries_dropped, hint);
+    let text = json.to_string();
+    Built {
+        json,
+        text,
+        shown,
+        trimmed,
+    }
+}
+
+/// One result object: name, description (capped), listed, and for schema results the upstream
+/// `inputSchema` as sent plus a `call_tool` template.
+fn entry(e: &Entry, cap: Option<usize>, schema: bool) -> Value {
+    let name = e.tool.get("name").cloned().unwrap_or(Value::Null);
+    let desc = description(e.tool);
+    let desc = match cap {
+        Some(c) => trim(desc, c),
+        None => desc.to_string(),
+    };
+    let mut m = Map::new();
+    m.insert("name".into(), name.clone());
+    m.insert("description".into(), Value::String(desc));
+    m.insert("listed".into(), Value::Bool(e.listed));
+    if schema && let Some(s) = e.tool.get("inputSchema") {
+        m.insert("inputSchema".into(), s.clone());
+        m.insert(
+            "call_tool".into(),
+            json!({"name": name, "arguments": placeholders(s)}),
+        );
+    }
+    Value::Object(m)
+}
+
+pub fn description(tool: &Value) -> &str {
+    tool.get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+/// `{required_arg: "<required_arg>"}`; non-string arguments name their type
+/// (`"<duration_minutes: integer>"`) so that the model knows not to quote them.
+pub fn placeholders(schema: &Value) -> Value {
+    let props = schema.get("properties");
+    let mut m = Map::new();
+    for r in schema
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+    {
+        let ty = props
+            .and_then(|p| p.get(r))
+            .and_then(|p| p.get("type"))
+            .and_then(Value::as_str)
+            .unwrap_or("string");
+        let ph = if ty == "string" {
+            format!("<{r}>")
+        } else {
+            format!("<{r}: {ty}>")
+        };
+        m.insert(r.to_string(), Value::String(ph));
+    }
+    Value::Object(m)
+}
+
+/// `s` cut to at most `cap` characters at a word boundary when one is near, with `…`.
+pub fn trim(s: &str, cap: usize) -> String {
+    if s.chars().count() <= cap {
+        return s.to_string();
+    }
+    let end = s.char_indices().nth(cap).map(|(i, _)| i).unwrap_or(s.len());
+    let cut = &s[..end];
+    let cut = match cut.rfind(char::is_whitespace) {
+        Some(i) if i > end / 2 => &cut[..i],
+        _ => cut,
+    };
+    format!("{}…", cut.trim_end())
+}
+
+fn wrap(
+    mode: &str,
+    extra: &[(&str, Value)],
+    results: Vec<Value>,
+    more: usize,
+    hint: Option<&str>,
+) -> Value {
+    let mut m = Map::new();
+    m.insert("mode".into(), Value::String(mode.into()));
+    for (k, v) in extra {
+        m.insert((*k).into(), v.clone());
+    }
+    m.insert("results".into(), Value::Array(results));
+    if more > 0 {
+        m.insert("more".into(), json!(more));
+    }
+    if let Some(h) = hint {
+        m.insert("hint".into(), Value::String(h.into()));
+    }
+    Value::Object(m)
+}
+
+/// Bytes of the whole reply given the entries' sizes, without building it.
+fn total(
+    mode: &str,
+    extra: &[(&str, Value)],
+    sizes: &[usize],
+    more: usize,
+    hint: Option<&str>,
+) -> usize {
+    let frame = json_len(&wrap(mode, extra, Vec::new(), more, hint));
+    frame + sizes.iter().sum::<usize>() + sizes.len().saturating_sub(1)
+}
+
+/// Serialised length of a value, without allocating the text.
+pub fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_at_words_and_placeholders_name_types() {
+        assert_eq!(trim("short", 10), "short");
+        assert_eq!(trim("one two three four", 12), "one two…");
+        assert_eq!(trim("ééééé", 2), "éé…");
+        let s = json!({"properties": {"a": {"type": "integer"}, "b": {}}, "required": ["a", "b"]});
+        assert_eq!(placeholders(&s), json!({"a": "<a: integer>", "b": "<b>"}));
+    }
+}

@@ -1,0 +1,335 @@
+//! The HTTP side: one axum endpoint `/mcp` serving both eras. POST classifies each message
+//! (modern envelope → stateless, else legacy with `Mcp-Session-Id`), validates, dispatches through
+//! the shared handler and replies as JSON or SSE per `Accept`; GET opens a legacy session's
+//! notification stream (405 without a session); DELETE ends a session. Guards run first.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use serde_json::{Map, Value};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::mcp::{self, Era, LEGACY_VERSIONS, code};
+use crate::server::guards::{self, MAX_BODY_BYTES};
+use crate::server::handler::{Caller, Proxy, negotiate_legacy};
+use crate::server::legacy::Sessions;
+use crate::server::modern::{self, McpHeaders};
+use crate::server::{sse, streams};
+
+pub const SESSION_HEADER: &str = "mcp-session-id";
+
+#[derive(Clone)]
+struct AppState {
+    proxy: Arc<Proxy>,
+    sessions: Arc<Sessions>,
+    shutdown: watch::Receiver<bool>,
+}
+
+/// Binds `host:port` (loopback only; port 0 picks a free one).
+pub async fn bind(host: &str, port: u16) -> anyhow::Result<TcpListener> {
+    let ip = guards::bind_addr(host).map_err(anyhow::Error::msg)?;
+    let addr = SocketAddr::new(ip, port);
+    TcpListener::bind(addr)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))
+}
+
+/// Serves `/mcp` on `listener` until `shutdown` resolves; open GET streams end then too.
+pub async fn serve(
+    listener: TcpListener,
+    proxy: Arc<Proxy>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (tx, rx) = watch::channel(false);
+    let app = router(proxy, rx);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            let _ = tx.send(true);
+        })
+        .await
+}
+
+fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
+    let state = AppState {
+        proxy,
+        sessions: Arc::new(Sessions::default()),
+        shutdown,
+    };
+    Router::new()
+        .route("/mcp", post(post_mcp).get(get_mcp).delete(delete_mcp))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found: mws serves MCP at /mcp\n") })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(axum::middleware::from_fn(guards::guard))
+        .with_state(state)
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn json_reply(
+    status: StatusCode,
+    body: &Value,
+    sse_reply: bool,
+    session: Option<&str>,
+) -> Response {
+    let (ctype, text) = if sse_reply {
+        (sse::CONTENT_TYPE, sse::event(body))
+    } else {
+        ("application/json", body.to_string())
+    };
+    let mut resp = (status, [(header::CONTENT_TYPE, ctype)], text).into_response();
+    if let Some(sid) = session
+        && let Ok(v) = HeaderValue::from_str(sid)
+    {
+        resp.headers_mut().insert(SESSION_HEADER, v);
+    }
+    resp
+}
+
+fn error_reply(
+    status: StatusCode,
+    id: &Value,
+    code: i64,
+    message: &str,
+    data: Option<Value>,
+) -> Response {
+    json_reply(
+        status,
+        &mcp::error_response(id, code, message, data),
+        false,
+        None,
+    )
+}
+
+async fn post_mcp(
+    State(st): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let body = match body {
+        Ok(b) => b,
+        Err(rej) => {
+            let status = rej.status();
+            let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+                format!("request body too large: the limit is {MAX_BODY_BYTES} bytes")
+            } else {
+                format!("cannot read the request body: {rej}")
+            };
+            return error_reply(status, &Value::Null, code::INVALID_REQUEST, &message, None);
+        }
+    };
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            let m = format!("Parse error: the body is not JSON ({e})");
+            return error_reply(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                code::PARSE_ERROR,
+                &m,
+                None,
+            );
+        }
+    };
+    let msg: Map<String, Value> = match value {
+        Value::Object(m) if m.get("jsonrpc").and_then(Value::as_str) == Some("2.0") => m,
+        Value::Array(_) => {
+            let m = "Invalid request: batch arrays are not supported; send one JSON-RPC message per POST";
+            return error_reply(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                code::INVALID_REQUEST,
+                m,
+                None,
+            );
+        }
+        _ => {
+            let m = "Invalid request: expected a JSON-RPC 2.0 object";
+            return error_reply(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                code::INVALID_REQUEST,
+                m,
+                None,
+            );
+        }
+    };
+    let id = msg.get("id").cloned().unwrap_or(Value::Null);
+    let sse_reply = sse::prefers_sse(header_str(&headers, "accept"));
+    let user_agent = header_str(&headers, "user-agent").map(String::from);
+    let version_header = header_str(&headers, "mcp-protocol-version");
+
+    if modern::is_modern(&msg, version_header) {
+        if !msg.contains_key("id") {
+            return StatusCode::ACCEPTED.into_response();
+        }
+        let mh = McpHeaders {
+            protocol_version: version_header.map(String::from),
+            method: header_str(&headers, "mcp-method").map(String::from),
+            name: header_str(&headers, "mcp-name").map(String::from),
+        };
+        let env = match modern::validate(&msg, Some(&mh)) {
+            Ok(env) => env,
+            Err(e) => return error_reply(StatusCode::BAD_REQUEST, &id, e.code, &e.message, e.data),
+        };
+        if msg.get("method").and_then(Value::as_str) == Some("tools/call")
+            && let Some(params) = msg.get("params")
+            && let Some(name) = params.get("name").and_then(Value::as_str)
+        {
+            let snap = st.proxy.upstream().catalog().await;
+            if let Some(tool) = snap.catalog.get(name) {
+                let look = |n: &str| header_str(&headers, n).map(String::from);
+                if let Err(e) = modern::validate_param_headers(tool, params.get("arguments"), &look)
+                {
+                    return error_reply(StatusCode::BAD_REQUEST, &id, e.code, &e.message, e.data);
+                }
+            }
+        }
+        if msg.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
+            let filter = msg.get("params").and_then(|p| p.get("notifications"));
+            let shape = streams::listen_shape(&id, filter);
+            let notify = shape.subscription.is_some();
+            return streams::stream(&st.proxy, shape, st.shutdown.clone(), notify);
+        }
+        let caller = Caller {
+            era: Era::Modern,
+            client: env.client.or(user_agent),
+            session: None,
+        };
+        return match st.proxy.handle(&msg, &caller).await {
+            None => StatusCode::ACCEPTED.into_response(),
+            Some(resp) => {
+                let not_found =
+                    resp.pointer("/error/code") == Some(&Value::from(code::METHOD_NOT_FOUND));
+                let status = if not_found {
+                    StatusCode::NOT_FOUND
+                } else {
+                    StatusCode::OK
+                };
+                json_reply(status, &resp, sse_reply, None)
+            }
+        };
+    }
+
+    // Legacy (2025) revisions.
+    if let Some(v) = version_header {
+        let v = modern::decode_header(v).unwrap_or_default();
+        if !LEGACY_VERSIONS.contains(&v.as_str()) && v != "2024-11-05" {
+            let m = format!(
+                "Bad Request: Unsupported protocol version: {v} (supported versions: {})",
+                mcp::SUPPORTED_VERSIONS.join(", ")
+            );
+            return error_reply(
+                StatusCode::BAD_REQUEST,
+                &id,
+                code::INVALID_REQUEST,
+                &m,
+                None,
+            );
+        }
+    }
+    let now = Instant::now();
+    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let (caller, new_session) = if method == "initialize" {
+        let params = msg.get("params");
+        let client = params
+            .and_then(|p| p.pointer("/clientInfo/name"))
+            .and_then(Value::as_str)
+            .map(String::from)
+            .or(user_agent);
+        let requested = params
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let sid = st
+            .sessions
+            .create(client.clone(), negotiate_legacy(requested), now);
+        let caller = Caller {
+            era: Era::Legacy,
+            client,
+            session: Some(sid.clone()),
+        };
+        (caller, Some(sid))
+    } else if let Some(sid) = header_str(&headers, SESSION_HEADER) {
+        let Some(session) = st.sessions.get(sid, now) else {
+            let m = "Session not found: it ended or expired; send initialize again without Mcp-Session-Id";
+            return error_reply(StatusCode::NOT_FOUND, &id, -32001, m, None);
+        };
+        let caller = Caller {
+            era: Era::Legacy,
+            client: session.client.or(user_agent),
+            session: Some(sid.to_string()),
+        };
+        (caller, None)
+    } else {
+        let caller = Caller {
+            era: Era::Legacy,
+            client: user_agent,
+            session: None,
+        };
+        (caller, None)
+    };
+    match st.proxy.handle(&msg, &caller).await {
+        None => StatusCode::ACCEPTED.into_response(),
+        Some(resp) => json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref()),
+    }
+}
+
+fn method_not_allowed() -> Response {
+    let mut r = error_reply(
+        StatusCode::METHOD_NOT_ALLOWED,
+        &Value::Null,
+        code::INVALID_REQUEST,
+        "Method Not Allowed: GET and DELETE need an Mcp-Session-Id from initialize",
+        None,
+    );
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("POST"));
+    r
+}
+
+fn unknown_session() -> Response {
+    error_reply(
+        StatusCode::NOT_FOUND,
+        &Value::Null,
+        -32001,
+        "Session not found",
+        None,
+    )
+}
+
+/// GET: a legacy session's stream of server notifications (`tools/list_changed` when the working
+/// set or the upstream catalog changes), with keep-alives.
+async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    let Some(sid) = header_str(&headers, SESSION_HEADER) else {
+        return method_not_allowed();
+    };
+    if st.sessions.get(sid, Instant::now()).is_none() {
+        return unknown_session();
+    }
+    streams::stream(&st.proxy, streams::get_shape(), st.shutdown.clone(), true)
+}
+
+/// DELETE: ends a legacy session.
+async fn delete_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
+    let Some(sid) = header_str(&headers, SESSION_HEADER) else {
+        return method_not_allowed();
+    };
+    if st.sessions.remove(sid) {
+        StatusCode::OK.into_response()
+    } else {
+        unknown_session()
+    }
+}

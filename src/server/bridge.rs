@@ -1,0 +1,96 @@
+//! Era bridging on results going to the client (protocol.md §3.7): a modern client gets
+//! `resultType`, cache hints on list results and our `serverInfo`; a legacy client loses those and
+//! any non-object `structuredContent`. Everything else passes as the upstream sent it. Pure.
+
+use serde_json::{Map, Value, json};
+
+use crate::mcp::{Era, META_SERVER_INFO};
+
+/// Results that must carry `ttlMs` and `cacheScope` in 2026-07-28 (SEP-2549).
+const CACHEABLE: &[&str] = &[
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/read",
+    "resources/templates/list",
+    "server/discover",
+];
+
+/// Cache lifetime we tell modern clients. Zero: the working set may change at any promotion, and
+/// a client that caches would miss it. Raising it saves clients re-listing but delays promotions.
+pub const TTL_MS: u64 = 0;
+
+/// `{"name": "mcp-working-set", "version": ...}`.
+pub fn server_info() -> Value {
+    json!({"name": "mcp-working-set", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// Shapes `result` of `method` for a client of `era`.
+pub fn for_client(method: &str, mut result: Value, era: Era) -> Value {
+    let Some(obj) = result.as_object_mut() else {
+        return result;
+    };
+    match era {
+        Era::Modern => {
+            obj.entry("resultType").or_insert_with(|| json!("complete"));
+            if CACHEABLE.contains(&method) {
+                obj.entry("ttlMs").or_insert_with(|| json!(TTL_MS));
+                obj.entry("cacheScope").or_insert_with(|| json!("private"));
+            }
+            let meta = obj
+                .entry("_meta")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Some(m) = meta.as_object_mut() {
+                m.insert(META_SERVER_INFO.into(), server_info());
+            }
+        }
+        Era::Legacy => {
+            if obj.get("resultType") == Some(&json!("complete")) {
+                obj.remove("resultType");
+            }
+            obj.remove("ttlMs");
+            obj.remove("cacheScope");
+            if let Some(Value::Object(m)) = obj.get_mut("_meta") {
+                m.remove(META_SERVER_INFO);
+                if m.is_empty() {
+                    obj.remove("_meta");
+                }
+            }
+            if method == "tools/call"
+                && obj.get("structuredContent").is_some_and(|s| !s.is_object())
+            {
+                obj.remove("structuredContent");
+            }
+        }
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modern_gains_and_legacy_loses() {
+        let r = for_client("tools/list", json!({"tools": [], "x-top": 1}), Era::Modern);
+        assert_eq!(r["resultType"], "complete");
+        assert_eq!(r["ttlMs"], 0);
+        assert_eq!(r["cacheScope"], "private");
+        assert_eq!(r["_meta"][META_SERVER_INFO]["name"], "mcp-working-set");
+        assert_eq!(r["x-top"], 1);
+        let r = for_client(
+            "tools/call",
+            json!({"content": [], "resultType": "complete"}),
+            Era::Modern,
+        );
+        assert!(r.get("ttlMs").is_none());
+        let r = for_client(
+            "tools/call",
+            json!({"content": [], "structuredContent": [1, 2], "resultType": "complete", "_meta": {"k": 1}}),
+            Era::Legacy,
+        );
+        assert_eq!(r, json!({"content": [], "_meta": {"k": 1}}));
+        let kept = json!({"content": [], "structuredContent": {"a": 1}});
+        assert_eq!(for_client("tools/call", kept.clone(), Era::Legacy), kept);
+    }
+}

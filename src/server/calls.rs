@@ -1,0 +1,217 @@
+//! `tools/call`: the meta-tools (`search_tools`, forgiving `call_tool`) and forwarding, each call
+//! and search logged off the request path (`LogSink`), with the client's own call id and a session.
+//! Must never log arguments, results or query text.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::clock;
+use crate::mcp::code;
+use crate::search::{SearchIndex, SearchOptions};
+use crate::server::handler::{Caller, Proxy, RpcError, split_meta};
+use crate::server::listing::listed_names;
+use crate::server::meta_tools::{self, CALL_TOOL, SEARCH_TOOLS};
+use crate::store::{CallRecord, SearchRecord};
+use crate::upstream::{CallContext, CatalogSource, UpstreamError};
+
+/// A stateless client (2026-07-28, or legacy without a session) starts a new session after this
+/// long without a call. Raising it merges more work into one session, which makes promotion (it
+/// counts distinct sessions) slower to promote a tool.
+pub const STATELESS_SESSION_GAP: Duration = Duration::from_secs(30 * 60);
+
+/// Request `_meta` keys that carry the client's own call id: Claude Code's tool_use id, Codex's
+/// call_id. `ingest` matches transcript calls to proxy rows by it.
+pub const CLIENT_CALL_ID_KEYS: &[&str] = &["claudecode/toolUseId", "callId"];
+
+fn text_result(text: String, is_error: bool) -> Value {
+    let mut r = json!({"content": [{"type": "text", "text": text}]});
+    if is_error {
+        r["isError"] = json!(true);
+    }
+    r
+}
+
+impl Proxy {
+    pub(crate) async fn tools_call(
+        &self,
+        params: Value,
+        caller: &Caller,
+    ) -> Result<Value, RpcError> {
+        let Some(name) = params.get("name").and_then(Value::as_str).map(String::from) else {
+            return Err(RpcError::new(
+                code::INVALID_PARAMS,
+                "tools/call needs a string 'name'",
+            ));
+        };
+        let (params, ctx) = split_meta(params, caller);
+        match name.as_str() {
+            SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
+            CALL_TOOL => self.call_tool(params.get("arguments"), ctx, caller).await,
+            _ => {
+                self.forward_call(&name, params, ctx, "direct", caller)
+                    .await
+            }
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        args: Option<&Value>,
+        ctx: CallContext,
+        caller: &Caller,
+    ) -> Result<Value, RpcError> {
+        let args = match meta_tools::parse_arguments(args) {
+            Ok(a) => a,
+            Err(e) => return Ok(text_result(e, true)),
+        };
+        let Some(name) = args.get("name").and_then(Value::as_str) else {
+            return Ok(text_result(
+                "call_tool needs 'name' (a tool name; find one with search_tools) and \
+                 'arguments' (an object)"
+                    .into(),
+                true,
+            ));
+        };
+        let arguments = match meta_tools::parse_arguments(args.get("arguments")) {
+            Ok(a) => a,
+            Err(e) => return Ok(text_result(e, true)),
+        };
+        let snap = self.upstream.catalog().await;
+        let real = match meta_tools::resolve(&snap.catalog, name) {
+            Ok(real) => real,
+            Err(unknown) => return Ok(text_result(unknown.message(), true)),
+        };
+        if real == SEARCH_TOOLS {
+            return Ok(self.search_tools(Some(&arguments), caller).await);
+        }
+        let params = json!({"name": real, "arguments": arguments});
+        self.forward_call(&real, params, ctx, "call_tool", caller)
+            .await
+    }
+
+    async fn forward_call(
+        &self,
+        tool: &str,
+        params: Value,
+        ctx: CallContext,
+        via: &str,
+        caller: &Caller,
+    ) -> Result<Value, RpcError> {
+        let client_call_id = ctx.meta.as_ref().and_then(|m| {
+            CLIENT_CALL_ID_KEYS
+                .iter()
+                .find_map(|k| m.get(*k).and_then(Value::as_str))
+                .map(String::from)
+        });
+        let start = Instant::now();
+        let result = self.upstream.request("tools/call", params, &ctx).await;
+        let ms = i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX);
+        let (ok, error_kind) = match &result {
+            Ok(r) if r.get("isError") == Some(&json!(true)) => (false, Some("error")),
+            Ok(_) => (true, None),
+            Err(UpstreamError::Rpc { .. }) => (false, Some("error")),
+            Err(UpstreamError::Timeout(_)) => (false, Some("timeout")),
+            Err(_) => (false, Some("upstream")),
+        };
+        if let Some(log) = &self.log {
+            log.call(CallRecord {
+                ts: clock::fmt(clock::now()),
+                session_id: self.session_for(caller, Instant::now()),
+                tool: tool.to_string(),
+                via: via.to_string(),
+                ok,
+                error_kind: error_kind.map(String::from),
+                ms: Some(ms),
+                client: caller.client.clone(),
+                client_call_id,
+                source_key: format!(
+                    "proxy:{}:{}",
+                    self.run_id,
+                    self.seq.fetch_add(1, Ordering::Relaxed)
+                ),
+            });
+        }
+        Ok(result?)
+    }
+
+    async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {
+        let query = match args.and_then(|a| a.get("query")) {
+            Some(Value::String(s)) => s.clone(),
+            None | Some(Value::Null) => String::new(),
+            Some(other) => other.to_string(),
+        };
+        let snap = self.upstream.catalog().await;
+        if snap.source == CatalogSource::None && snap.catalog.is_empty() {
+            return text_result(
+                "the upstream MCP server is down or has not answered yet: there are no tools to \
+                 search right now"
+                    .into(),
+                true,
+            );
+        }
+        let index = self.index_for(snap.version, &snap.catalog);
+        let ws = self.working_set.borrow().clone();
+        let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
+            .into_iter()
+            .collect();
+        let reply = index.search(&query, &listed);
+        let text = reply.json.to_string();
+        if let Some(log) = &self.log {
+            log.search(SearchRecord {
+                ts: clock::fmt(clock::now()),
+                session_id: Some(self.session_for(caller, Instant::now())),
+                client: caller.client.clone(),
+                mode: reply.mode.to_string(),
+                result_count: i64::try_from(reply.result_count).unwrap_or(i64::MAX),
+                reply_bytes: i64::try_from(text.len()).unwrap_or(i64::MAX),
+            });
+        }
+        text_result(text, false)
+    }
+
+    /// The search index for a catalog version, built once and shared.
+    fn index_for(&self, version: u64, catalog: &crate::catalog::Catalog) -> Arc<SearchIndex> {
+        let mut slot = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((v, idx)) = slot.as_ref()
+            && *v == version
+        {
+            return idx.clone();
+        }
+        let options = SearchOptions {
+            aliases: self.config.search_aliases.clone(),
+            backend_hints: self.config.backend_hints.clone(),
+        };
+        let idx = Arc::new(SearchIndex::build(catalog, &options));
+        *slot = Some((version, idx.clone()));
+        idx
+    }
+
+    /// The session a call is logged under: the transport's, else the client's name plus a new id
+    /// after `STATELESS_SESSION_GAP` of silence.
+    pub(crate) fn session_for(&self, caller: &Caller, now: Instant) -> String {
+        if let Some(s) = &caller.session {
+            return s.clone();
+        }
+        let client = caller.client.as_deref().unwrap_or("unknown");
+        let mut map = self.stateless.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = map
+            .entry(client.to_string())
+            .or_insert_with(|| (new_stateless_id(client, &self.run_id), now));
+        if now.duration_since(entry.1) > STATELESS_SESSION_GAP {
+            entry.0 = new_stateless_id(client, &self.run_id);
+        }
+        entry.1 = now;
+        entry.0.clone()
+    }
+}
+
+fn new_stateless_id(client: &str, run_id: &str) -> String {
+    format!(
+        "proxy:{client}:{}:{run_id}",
+        clock::fmt(clock::now()).replace([':', '.'], "")
+    )
+}

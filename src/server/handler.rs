@@ -1,0 +1,286 @@
+//! Method dispatch shared by HTTP (both eras) and `--stdio`: `initialize`, `server/discover`,
+//! `tools/list`, `tools/call` (meta-tools in `calls.rs`), and forwarding of every other method to
+//! the upstream. Transports classify the era and validate headers first; this only sees a JSON-RPC
+//! message and who sent it. Must not talk to the upstream except through `Upstream`.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::watch;
+
+use crate::config::Config;
+use crate::mcp::{self, Era, LEGACY_VERSIONS, SUPPORTED_VERSIONS, code};
+use crate::search::SearchIndex;
+use crate::server::bridge::{self, server_info};
+use crate::server::instructions::{self, Facts};
+use crate::server::listing::{listed_names, listed_tools};
+use crate::server::working_set::WorkingSet;
+use crate::store::LogSink;
+use crate::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
+
+/// Who sent a message, as the transport knows it.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub era: Era,
+    /// Client name (`_meta` clientInfo, `initialize` clientInfo, else User-Agent).
+    pub client: Option<String>,
+    /// The proxy session (legacy `Mcp-Session-Id`, one `--stdio` connection); `None` for stateless
+    /// clients, whose session is their name plus an idle gap (see `calls::STATELESS_SESSION_GAP`).
+    pub session: Option<String>,
+}
+
+/// A JSON-RPC error to send back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+}
+
+impl From<UpstreamError> for RpcError {
+    fn from(e: UpstreamError) -> RpcError {
+        match e {
+            UpstreamError::Rpc {
+                code,
+                message,
+                data,
+            } => RpcError {
+                code,
+                message,
+                data,
+            },
+            other => RpcError::new(code::INTERNAL_ERROR, other.to_string()),
+        }
+    }
+}
+
+/// The proxy's shared state: one per process, behind an `Arc`, used by every transport.
+pub struct Proxy {
+    pub(crate) upstream: Arc<dyn Upstream>,
+    pub(crate) config: Arc<Config>,
+    pub(crate) working_set: watch::Receiver<WorkingSet>,
+    pub(crate) log: Option<LogSink>,
+    pub(crate) index: Mutex<Option<(u64, Arc<SearchIndex>)>>,
+    pub(crate) listing: Mutex<Option<(u64, WorkingSet, Arc<Value>)>>,
+    pub(crate) run_id: String,
+    pub(crate) seq: AtomicU64,
+    pub(crate) stateless: Mutex<HashMap<String, (String, Instant)>>,
+}
+
+impl Proxy {
+    /// `log` is `None` only in tests that do not look at the database.
+    pub fn new(
+        upstream: Arc<dyn Upstream>,
+        config: Config,
+        working_set: watch::Receiver<WorkingSet>,
+        log: Option<LogSink>,
+    ) -> Arc<Proxy> {
+        let start = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        Arc::new(Proxy {
+            upstream,
+            config: Arc::new(config),
+            working_set,
+            log,
+            index: Mutex::new(None),
+            listing: Mutex::new(None),
+            run_id: format!("{start:x}-{:x}", std::process::id()),
+            seq: AtomicU64::new(0),
+            stateless: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Fires when the working set changes (transports turn it into `list_changed`).
+    pub fn working_set_changes(&self) -> watch::Receiver<WorkingSet> {
+        self.working_set.clone()
+    }
+
+    pub fn upstream(&self) -> &Arc<dyn Upstream> {
+        &self.upstream
+    }
+
+    /// Handles one JSON-RPC message (an object). Returns the response for a request, `None` for a
+    /// notification or a response the client posted.
+    pub async fn handle(&self, msg: &Map<String, Value>, caller: &Caller) -> Option<Value> {
+        let id = msg.get("id").cloned();
+        let Some(method) = msg.get("method").and_then(Value::as_str) else {
+            if msg.contains_key("result") || msg.contains_key("error") {
+                return None;
+            }
+            let id = id.unwrap_or(Value::Null);
+            return Some(mcp::error_response(
+                &id,
+                code::INVALID_REQUEST,
+                "invalid request: no method",
+                None,
+            ));
+        };
+        let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
+        let Some(id) = id else {
+            // Notifications: nothing to answer. Cancellation cannot be mapped to the upstream's
+            // request ids, and the call it names simply runs to its end.
+            tracing::debug!("notification {method}");
+            return None;
+        };
+        let result = self.dispatch(method, params, caller).await;
+        Some(match result {
+            Ok(r) => mcp::response(&id, bridge::for_client(method, r, caller.era)),
+            Err(e) => mcp::error_response(&id, e.code, &e.message, e.data),
+        })
+    }
+
+    async fn dispatch(
+        &self,
+        method: &str,
+        params: Value,
+        caller: &Caller,
+    ) -> Result<Value, RpcError> {
+        match (method, caller.era) {
+            ("initialize", _) => Ok(self.initialize_result(&params).await),
+            ("server/discover", _) => Ok(self.discover_result().await),
+            ("ping" | "logging/setLevel", Era::Legacy) => Ok(json!({})),
+            ("ping" | "logging/setLevel" | "subscriptions/listen", Era::Modern) => Err(RpcError {
+                code: code::METHOD_NOT_FOUND,
+                message: "Method not found".into(),
+                data: Some(json!(method)),
+            }),
+            ("tools/list", _) => Ok(self.tools_list().await),
+            ("tools/call", _) => self.tools_call(params, caller).await,
+            _ => {
+                let (params, ctx) = split_meta(params, caller);
+                Ok(self.upstream.request(method, params, &ctx).await?)
+            }
+        }
+    }
+
+    /// The `tools/list` result: meta-tools plus the working set, cached per catalog version and
+    /// working set so that repeated lists cost a clone.
+    pub async fn tools_list(&self) -> Value {
+        let snap = self.upstream.catalog().await;
+        let ws = self.working_set.borrow().clone();
+        {
+            let cache = self.listing.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((v, w, r)) = cache.as_ref()
+                && *v == snap.version
+                && Arc::ptr_eq(w, &ws)
+            {
+                return (**r).clone();
+            }
+        }
+        let result = json!({"tools": listed_tools(&snap.catalog, &ws, &self.config)});
+        *self.listing.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((snap.version, ws, Arc::new(result.clone())));
+        result
+    }
+
+    pub async fn instructions(&self) -> String {
+        let snap = self.upstream.catalog().await;
+        let ws = self.working_set.borrow().clone();
+        let status = self.upstream.status();
+        instructions::instructions(&Facts {
+            catalog: &snap.catalog,
+            have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),
+            listed: listed_names(&snap.catalog, &ws, &self.config).len(),
+            hints: &self.config.backend_hints,
+            upstream_instructions: status.instructions.as_deref(),
+        })
+    }
+
+    fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        caps.insert("tools".into(), json!({"listChanged": true}));
+        if let Some(Value::Object(up)) = self.upstream.status().capabilities {
+            for key in ["resources", "prompts", "completions"] {
+                if let Some(v) = up.get(key) {
+                    // Subscriptions and list_changed from the upstream are not relayed.
+                    let mut v = v.clone();
+                    if let Some(o) = v.as_object_mut() {
+                        o.remove("subscribe");
+                        o.remove("listChanged");
+                    }
+                    caps.insert(key.into(), v);
+                }
+            }
+        }
+        Value::Object(caps)
+    }
+
+    async fn initialize_result(&self, params: &Value) -> Value {
+        let requested = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        json!({
+            "protocolVersion": negotiate_legacy(requested),
+            "capabilities": self.capabilities(),
+            "serverInfo": server_info(),
+            "instructions": self.instructions().await,
+        })
+    }
+
+    async fn discover_result(&self) -> Value {
+        json!({
+            "supportedVersions": SUPPORTED_VERSIONS,
+            "capabilities": self.capabilities(),
+            "instructions": self.instructions().await,
+        })
+    }
+}
+
+/// The version an `initialize` answer names: the client's when we speak it, else our newest legacy
+/// one (initialize always selects legacy semantics, protocol.md §1.6).
+pub fn negotiate_legacy(requested: &str) -> &'static str {
+    LEGACY_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .unwrap_or(LEGACY_VERSIONS[0])
+}
+
+/// Splits a request's `params` into what goes upstream and the context: the `_meta` minus the
+/// 2026 envelope keys travels in `CallContext.meta`, the client's name in `CallContext.client`.
+pub fn split_meta(mut params: Value, caller: &Caller) -> (Value, CallContext) {
+    let meta = params
+        .as_object_mut()
+        .and_then(|p| p.remove("_meta"))
+        .and_then(|m| match m {
+            Value::Object(mut m) => {
+                for k in [
+                    mcp::META_PROTOCOL_VERSION,
+                    mcp::META_CLIENT_INFO,
+                    mcp::META_CLIENT_CAPABILITIES,
+                    "io.modelcontextprotocol/logLevel",
+                ] {
+                    m.remove(k);
+                }
+                (!m.is_empty()).then_some(m)
+            }
+            _ => None,
+        });
+    (
+        params,
+        CallContext {
+            client: caller.client.clone(),
+            meta,
+        },
+    )
+}

@@ -1,0 +1,125 @@
+//! The 2025 (session) side of the downstream: `Mcp-Session-Id` sessions minted on `initialize`,
+//! looked up on every later request (404 when unknown or expired), ended by DELETE. Holds the
+//! client's name per session so calls are logged under it. Must not know about the upstream.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Most live sessions; the least recently used one is dropped past it. Raising it costs a few
+/// hundred bytes per session.
+pub const MAX_SESSIONS: usize = 4096;
+
+/// A session unused this long is forgotten (its next request gets 404 and the client
+/// re-initializes). Raising it keeps idle clients' sessions alive longer.
+pub const SESSION_IDLE: Duration = Duration::from_secs(24 * 3600);
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegacySession {
+    pub client: Option<String>,
+    pub version: String,
+    last_seen: Instant,
+}
+
+#[derive(Default)]
+pub struct Sessions {
+    map: Mutex<HashMap<String, LegacySession>>,
+}
+
+impl Sessions {
+    /// Starts a session; returns its id.
+    pub fn create(&self, client: Option<String>, version: &str, now: Instant) -> String {
+        let id = new_session_id();
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.retain(|_, s| now.duration_since(s.last_seen) <= SESSION_IDLE);
+        if map.len() >= MAX_SESSIONS
+            && let Some(oldest) = map
+                .iter()
+                .min_by_key(|(_, s)| s.last_seen)
+                .map(|(k, _)| k.clone())
+        {
+            map.remove(&oldest);
+        }
+        map.insert(
+            id.clone(),
+            LegacySession {
+                client,
+                version: version.to_string(),
+                last_seen: now,
+            },
+        );
+        id
+    }
+
+    /// The session with this id, touched; `None` when unknown or expired.
+    pub fn get(&self, id: &str, now: Instant) -> Option<LegacySession> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let s = map.get_mut(id)?;
+        if now.duration_since(s.last_seen) > SESSION_IDLE {
+            map.remove(id);
+            return None;
+        }
+        s.last_seen = now;
+        Some(s.clone())
+    }
+
+    /// Ends a session; false when it did not exist.
+    pub fn remove(&self, id: &str) -> bool {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(id).is_some()
+    }
+
+    pub fn len(&self) -> usize {
+        self.map.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// 128 random bits from the OS, as 32 hex digits (visible ASCII, as the spec requires).
+pub fn new_session_id() -> String {
+    let mut buf = [0u8; 16];
+    let filled = std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .is_ok();
+    if !filled {
+        // No /dev/urandom: fall back to the std hasher's per-process random keys.
+        use std::hash::{BuildHasher, Hasher};
+        let s = std::collections::hash_map::RandomState::new();
+        for (i, chunk) in buf.chunks_mut(8).enumerate() {
+            let mut h = s.build_hasher();
+            h.write_usize(i);
+            h.write_u128(Instant::now().elapsed().as_nanos());
+            chunk.copy_from_slice(&h.finish().to_le_bytes());
+        }
+    }
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lifecycle_and_expiry() {
+        let s = Sessions::default();
+        let t0 = Instant::now();
+        let id = s.create(Some("codex-mcp-client".into()), "2025-06-18", t0);
+        assert_eq!(id.len(), 32);
+        assert_ne!(id, new_session_id());
+        let got = s.get(&id, t0).unwrap();
+        assert_eq!(got.client.as_deref(), Some("codex-mcp-client"));
+        assert!(s.get("nope", t0).is_none());
+        assert!(
+            s.get(&id, t0 + SESSION_IDLE + Duration::from_secs(1))
+                .is_none()
+        );
+        let id = s.create(None, "2025-11-25", t0);
+        assert!(s.remove(&id));
+        assert!(!s.remove(&id));
+        assert!(s.is_empty());
+    }
+}

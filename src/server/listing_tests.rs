@@ -1,0 +1,109 @@
+//! Tests for listing.rs: order, presence, slimming and alwaysLoad, as data.
+
+use super::*;
+use serde_json::json;
+
+fn check_slim(input: Value, want: Value) {
+    let mut got = input.clone();
+    slim(&mut got);
+    assert_eq!(got, want, "slimming {input}");
+}
+
+#[test]
+fn slimming_is_lossless() {
+    // $schema, repeated titles and default:null go; meaningful titles stay.
+    check_slim(
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+               "properties": {"max_results": {"title": "Max Results", "type": "integer", "default": null},
+                              "q": {"title": "Search text", "type": "string"}}}),
+        json!({"type": "object",
+               "properties": {"max_results": {"type": "integer"},
+                              "q": {"title": "Search text", "type": "string"}}}),
+    );
+    // anyOf [X, null] on an optional property collapses; on a required one it stays.
+    check_slim(
+        json!({"type": "object", "required": ["a"],
+               "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                              "b": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "B", "default": null}}}),
+        json!({"type": "object", "required": ["a"],
+               "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                              "b": {"type": "string", "description": "B"}}}),
+    );
+    // A collision (both sides have "description") keeps the anyOf; three branches stay too.
+    let keep = json!({"type": "object", "properties": {
+        "c": {"anyOf": [{"type": "string", "description": "x"}, {"type": "null"}], "description": "C"},
+        "d": {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}}});
+    check_slim(keep.clone(), keep);
+    // Nested objects, items and $defs are slimmed too.
+    check_slim(
+        json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object",
+               "properties": {"n": {"title": "N", "type": "string"}}}}},
+               "$defs": {"X": {"properties": {"k": {"title": "k", "type": "string", "default": null}}}}}),
+        json!({"type": "object", "properties": {"l": {"type": "array", "items": {"type": "object",
+               "properties": {"n": {"type": "string"}}}}},
+               "$defs": {"X": {"properties": {"k": {"type": "string"}}}}}),
+    );
+}
+
+fn catalog() -> Catalog {
+    Catalog::new(vec![
+        json!({"name": "mail_send", "description": "Send.\n\nLong details.", "x-vendor": {"k": 1},
+               "execution": {"taskSupport": "forbidden"},
+               "annotations": {"readOnlyHint": false},
+               "inputSchema": {"type": "object", "title": "mail_sendArguments",
+                               "properties": {"to": {"title": "To", "type": "string"}}},
+               "_meta": {"vendor/x": 2}}),
+        json!({"name": "mail_list", "inputSchema": {"type": "object"}}),
+        json!({"name": "drive_get", "inputSchema": {"type": "object"}}),
+        json!({"name": "search_tools", "inputSchema": {"type": "object"}}),
+    ])
+}
+
+#[test]
+fn meta_tools_first_then_working_set_present_upstream() {
+    let mut config = Config {
+        pins: vec!["drive_get".into(), "mail_list".into()],
+        ..Config::default()
+    };
+    let ws = vec![
+        "mail_list".to_string(),
+        "gone_tool".into(),
+        "mail_send".into(),
+        "search_tools".into(),
+    ];
+    let tools = listed_tools(&catalog(), &ws, &config);
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "search_tools",
+            "call_tool",
+            "mail_list",
+            "mail_send",
+            "drive_get"
+        ]
+    );
+    for t in &tools {
+        assert_eq!(t["_meta"]["anthropic/alwaysLoad"], true, "{t}");
+    }
+    let send = &tools[3];
+    // Unknown fields, execution, annotations and other _meta keys pass through.
+    assert_eq!(send["x-vendor"], json!({"k": 1}));
+    assert_eq!(send["execution"], json!({"taskSupport": "forbidden"}));
+    assert_eq!(send["annotations"], json!({"readOnlyHint": false}));
+    assert_eq!(send["_meta"]["vendor/x"], 2);
+    assert_eq!(
+        send["inputSchema"],
+        json!({"type": "object", "properties": {"to": {"type": "string"}}})
+    );
+    assert_eq!(send["description"], "Send.\n\nLong details.");
+    config.compact_descriptions = true;
+    let tools = listed_tools(&catalog(), &ws, &config);
+    assert_eq!(tools[3]["description"], "Send.");
+}
+
+#[test]
+fn empty_catalog_lists_only_meta_tools() {
+    let tools = listed_tools(&Catalog::default(), &["a".into()], &Config::default());
+    assert_eq!(tools.len(), 2);
+}

@@ -1,0 +1,91 @@
+//! Tests for meta_tools.rs: annotations, forgiving name resolution and arguments, did-you-mean.
+
+use super::*;
+
+fn catalog() -> Catalog {
+    Catalog::new(
+        [
+            "mail_send_message",
+            "mail_list_labels",
+            "calendar_create_event",
+            "get-sum",
+            "echo",
+            "drive_list_labels",
+        ]
+        .iter()
+        .map(|n| json!({"name": n}))
+        .collect(),
+    )
+}
+
+#[test]
+fn annotations_are_honest() {
+    let defs = definitions(&catalog(), &Config::default());
+    assert_eq!(defs[0]["name"], SEARCH_TOOLS);
+    assert_eq!(defs[0]["annotations"]["readOnlyHint"], true);
+    assert_eq!(defs[0]["annotations"]["idempotentHint"], true);
+    assert_eq!(defs[1]["name"], CALL_TOOL);
+    assert_eq!(defs[1]["annotations"]["readOnlyHint"], false);
+    for d in &defs {
+        assert_eq!(d["_meta"]["anthropic/alwaysLoad"], true);
+    }
+    assert!(
+        defs[0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("mail (2)")
+    );
+}
+
+#[test]
+fn resolution_cases() {
+    let c = catalog();
+    for (given, want) in [
+        ("mail_send_message", Ok("mail_send_message")),
+        ("mcp__toolbox__mail_send_message", Ok("mail_send_message")),
+        ("mcp__other__echo", Ok("echo")),
+        ("send_message", Ok("mail_send_message")),
+        ("get_sum", Ok("get-sum")),
+        ("create_event", Ok("calendar_create_event")),
+        // Two backends have list_labels: ambiguous, so an error.
+        ("list_labels", Err("list_labels")),
+        ("send_mail", Err("send_mail")),
+    ] {
+        let got = resolve(&c, given);
+        match want {
+            Ok(w) => assert_eq!(got.as_deref(), Ok(w), "{given}"),
+            Err(w) => assert_eq!(got.unwrap_err().name, w, "{given}"),
+        }
+    }
+    // An empty catalog passes names on (the upstream decides).
+    assert_eq!(
+        resolve(&Catalog::default(), "mcp__toolbox__x").as_deref(),
+        Ok("x")
+    );
+}
+
+#[test]
+fn did_you_mean_names_close_tools_and_search() {
+    let e = resolve(&catalog(), "mail_send_mesage").unwrap_err();
+    assert_eq!(e.suggestions[0], "mail_send_message");
+    let m = e.message();
+    assert!(m.contains("Did you mean: mail_send_message"), "{m}");
+    assert!(m.contains("search_tools(\"mail send mesage\")"), "{m}");
+    let e = resolve(&catalog(), "list_labels").unwrap_err();
+    assert!(e.suggestions.contains(&"mail_list_labels".to_string()));
+    assert!(e.suggestions.contains(&"drive_list_labels".to_string()));
+}
+
+#[test]
+fn arguments_object_or_string() {
+    assert_eq!(parse_arguments(None), Ok(json!({})));
+    assert_eq!(parse_arguments(Some(&json!({"a": 1}))), Ok(json!({"a": 1})));
+    assert_eq!(
+        parse_arguments(Some(&json!("{\"a\": 1}"))),
+        Ok(json!({"a": 1}))
+    );
+    assert!(parse_arguments(Some(&json!("[1]"))).is_err());
+    let e = parse_arguments(Some(&json!("{nope"))).unwrap_err();
+    assert!(e.contains("not valid JSON"), "{e}");
+    assert!(parse_arguments(Some(&json!(3))).is_err());
+}

@@ -1,0 +1,146 @@
+//! `mws serve --stdio`: one client over newline-delimited JSON-RPC on any `AsyncRead` +
+//! `AsyncWrite` (stdin/stdout in production, in-memory pipes in tests), through the same handler as
+//! HTTP. Requests run concurrently; replies are written whole, one per line. Must not print anything
+//! but protocol on the writer.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use crate::mcp::{self, Era, code};
+use crate::server::handler::{Caller, Proxy};
+use crate::server::legacy::new_session_id;
+use crate::server::modern;
+
+/// Serves one client until the reader ends; in-flight requests finish and are answered first.
+pub async fn serve<R, W>(proxy: Arc<Proxy>, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let session = format!("stdio:{}", new_session_id());
+    let client: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
+    let initialized = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+
+    let write_task = tokio::spawn(async move {
+        let mut writer = writer;
+        while let Some(msg) = rx.recv().await {
+            let mut line = msg.to_string();
+            line.push('\n');
+            writer.write_all(line.as_bytes()).await?;
+            writer.flush().await?;
+        }
+        Ok::<_, std::io::Error>(())
+    });
+
+    // Legacy clients that initialized hear about working-set changes.
+    let notify_task = {
+        let tx = tx.clone();
+        let initialized = initialized.clone();
+        let mut ws = proxy.working_set_changes();
+        tokio::spawn(async move {
+            ws.borrow_and_update();
+            while ws.changed().await.is_ok() {
+                if initialized.load(std::sync::atomic::Ordering::Relaxed) {
+                    let n = mcp::notification("notifications/tools/list_changed", None);
+                    if tx.send(n).is_err() {
+                        return;
+                    }
+                }
+            }
+        })
+    };
+
+    let mut tasks = JoinSet::new();
+    let mut lines = BufReader::new(reader).lines();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let msg = match serde_json::from_str::<Value>(&line) {
+            Ok(Value::Object(m)) => m,
+            Ok(Value::Array(_)) => {
+                let m = "Invalid request: batch arrays are not supported";
+                let _ = tx.send(mcp::error_response(
+                    &Value::Null,
+                    code::INVALID_REQUEST,
+                    m,
+                    None,
+                ));
+                continue;
+            }
+            Ok(_) => {
+                let m = "Invalid request: expected a JSON-RPC 2.0 object";
+                let _ = tx.send(mcp::error_response(
+                    &Value::Null,
+                    code::INVALID_REQUEST,
+                    m,
+                    None,
+                ));
+                continue;
+            }
+            Err(e) => {
+                let m = format!("Parse error: the line is not JSON ({e})");
+                let _ = tx.send(mcp::error_response(
+                    &Value::Null,
+                    code::PARSE_ERROR,
+                    &m,
+                    None,
+                ));
+                continue;
+            }
+        };
+        let id = msg.get("id").cloned();
+        let caller = if modern::is_modern(&msg, None) {
+            match modern::validate(&msg, None) {
+                Ok(env) => Caller {
+                    era: Era::Modern,
+                    client: env.client.or_else(|| lock(&client).clone()),
+                    session: Some(session.clone()),
+                },
+                Err(e) => {
+                    if let Some(id) = id {
+                        let _ = tx.send(mcp::error_response(&id, e.code, &e.message, e.data));
+                    }
+                    continue;
+                }
+            }
+        } else {
+            if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+                let name = msg
+                    .get("params")
+                    .and_then(|p| p.pointer("/clientInfo/name"))
+                    .and_then(Value::as_str)
+                    .map(String::from);
+                *lock(&client) = name;
+                initialized.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            Caller {
+                era: Era::Legacy,
+                client: lock(&client).clone(),
+                session: Some(session.clone()),
+            }
+        };
+        let proxy = proxy.clone();
+        let tx = tx.clone();
+        tasks.spawn(async move {
+            if let Some(resp) = proxy.handle(&msg, &caller).await {
+                let _ = tx.send(resp);
+            }
+        });
+        // Reap finished tasks so a long session does not accumulate them.
+        while tasks.try_join_next().is_some() {}
+    }
+    while tasks.join_next().await.is_some() {}
+    notify_task.abort();
+    drop(tx);
+    write_task.await.map_err(std::io::Error::other)?
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

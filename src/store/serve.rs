@@ -1,0 +1,42 @@
+//! The SQL the running proxy reads: the working set in listing order, and SQLite's
+//! `data_version` so that a watcher notices another process's commit without re-reading tables.
+
+use rusqlite::Connection;
+
+/// The `working_set` table's tool names ordered by position (then name, for equal positions).
+pub fn working_set(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached("SELECT tool FROM working_set ORDER BY position, tool")?;
+    let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    rows.collect()
+}
+
+/// `PRAGMA data_version`: changes when another connection commits to the database.
+pub fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    #[test]
+    fn ordered_by_position_and_versioned() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.db");
+        let reader = Store::open(&path).unwrap();
+        let v0 = data_version(reader.conn()).unwrap();
+        assert!(working_set(reader.conn()).unwrap().is_empty());
+        let writer = Store::open(&path).unwrap();
+        writer
+            .conn()
+            .execute_batch(
+                "INSERT INTO working_set (tool, position, reason, since) VALUES
+                 ('b_tool', 2, 'pin', '2026-11-29T00:00:00.000Z'),
+                 ('a_tool', 1, 'promoted', '2026-11-29T00:00:00.000Z');",
+            )
+            .unwrap();
+        assert_ne!(data_version(reader.conn()).unwrap(), v0);
+        assert_eq!(working_set(reader.conn()).unwrap(), ["a_tool", "b_tool"]);
+    }
+}

@@ -1,0 +1,158 @@
+//! `mws search` through the binary: human output, `--json` exactly as `search_tools`, `--explain`,
+//! the stored-catalog fallback, and the errors a user sees.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+use super::cli::mws;
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(rel)
+}
+
+/// A config whose upstream refuses at once on loopback and whose state dir is `dir`.
+fn config(dir: &Path) -> PathBuf {
+    let path = dir.join("config.json");
+    let cfg = serde_json::json!({
+        "upstream": {"url": "http://127.0.0.1:9/mcp"},
+        "stateDir": dir.join("state"),
+        "timeouts": {"listMs": 1000},
+        "backendHints": {"drive": "files and folders"}
+    });
+    std::fs::write(&path, cfg.to_string()).unwrap();
+    path
+}
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    mws()
+        .arg("--config")
+        .arg(config(dir))
+        .arg("search")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn share_a_file_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = fixture("catalog.json");
+    let out = run(
+        dir.path(),
+        &["--catalog", cat.to_str().unwrap(), "share a file"],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let first = stdout.lines().nth(1).unwrap();
+    assert!(first.contains("1. drive_share_file"), "{stdout}");
+    assert!(stdout.contains(r#"call_tool {"name":"drive_share_file","arguments":{"file_id":"<file_id>","email":"<email>","role":"<role>"}}"#), "{stdout}");
+
+    let out = run(
+        dir.path(),
+        &[
+            "--catalog",
+            cat.to_str().unwrap(),
+            "--json",
+            "share",
+            "a",
+            "file",
+        ],
+    );
+    assert!(out.status.success());
+    let stdout = text(&out.stdout);
+    assert!(stdout.trim_end().len() <= 6144);
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["mode"], "ranked");
+    assert_eq!(v["results"][0]["name"], "drive_share_file");
+    assert!(!stdout.trim_end().contains('\n'), "compact JSON, one line");
+}
+
+#[test]
+fn explain_and_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = fixture("catalog.json");
+    let out = run(
+        dir.path(),
+        &[
+            "--catalog",
+            cat.to_str().unwrap(),
+            "--explain",
+            "--limit",
+            "2",
+            "who can see this document",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("ranked: 2 shown"), "{stdout}");
+    assert!(
+        stdout.contains("score ") && stdout.contains("name bonus") && stdout.contains("idf"),
+        "{stdout}"
+    );
+
+    let out = run(
+        dir.path(),
+        &["--catalog", cat.to_str().unwrap(), "--limit", "0", "x"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--limit must be at least 1"));
+}
+
+#[test]
+fn falls_back_to_the_stored_catalog_and_says_when_there_is_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["drive"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("no catalog") && err.contains("catalog.json") && err.contains("--catalog"),
+        "{err}"
+    );
+
+    std::fs::create_dir_all(dir.path().join("state")).unwrap();
+    std::fs::copy(
+        fixture("catalog.json"),
+        dir.path().join("state/catalog.json"),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["drive"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("backend in drive: 12 shown"), "{stdout}");
+
+    let out = run(dir.path(), &[]);
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("drive (files and folders): drive_list_files"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_bad_catalog_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"tools\": 3}").unwrap();
+    let out = run(dir.path(), &["--catalog", bad.to_str().unwrap(), "x"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("bad.json") && err.contains("tools"), "{err}");
+    let out = run(
+        dir.path(),
+        &[
+            "--catalog",
+            dir.path().join("missing.json").to_str().unwrap(),
+            "x",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("missing.json"));
+}

@@ -1,0 +1,164 @@
+//! The official Python SDK client (PyPI `mcp`, pinned in tests/peers/requirements.txt) against the
+//! proxy in its three connect modes (auto, legacy, 2026-07-28): in front of the fake upstream, and
+//! as `mws serve` in front of the real `@modelcontextprotocol/server-everything` over stdio.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::Harness;
+
+fn peer(rel: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    assert!(
+        p.exists(),
+        "{} is missing: run `bash scripts/setup-peers.sh` first",
+        p.display()
+    );
+    p
+}
+
+/// One client run: list, direct calls to a listed and an unlisted tool, call_tool, search.
+pub async fn run_client(url: &str, mode: &str, calls: [(&str, Value); 2], query: &str) -> Value {
+    let [(listed, la), (unlisted, ua)] = calls;
+    let out = tokio::process::Command::new(peer(".venv/bin/python"))
+        .arg(peer("tests/peers/mcp_client.py"))
+        .args([
+            url,
+            mode,
+            listed,
+            &la.to_string(),
+            unlisted,
+            &ua.to_string(),
+            query,
+        ])
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), out)
+        .await
+        .expect("python client timed out")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "mode {mode}: {stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+const MODES: [(&str, &str); 3] = [
+    ("auto", "2026-07-28"),
+    ("legacy", "2025-11-25"),
+    ("2026-07-28", "2026-07-28"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_client_in_every_mode() {
+    let h = Harness::start(&["mail_list_labels"]).await;
+    for (mode, want_version) in MODES {
+        let calls = [
+            ("mail_list_labels", json!({"n": 1})),
+            ("calendar_create_event", json!({"n": 3})),
+        ];
+        let r = run_client(&h.url, mode, calls, "schedule a meeting").await;
+        assert_eq!(r["protocol_version"], want_version, "mode {mode}");
+        let want = json!(["search_tools", "call_tool", "mail_list_labels"]);
+        assert_eq!(r["tools"], want, "mode {mode}");
+        let all_loaded = r["always_load"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b == true);
+        assert!(all_loaded, "mode {mode}: {r}");
+        assert_eq!(r["annotations"]["search_tools"]["readOnlyHint"], true);
+        for k in ["direct_listed", "direct_unlisted", "via_call_tool"] {
+            assert_eq!(r[k]["isError"], false, "mode {mode} {k}: {r}");
+        }
+        let text = |k: &str| r[k]["text"].as_str().unwrap().to_string();
+        assert!(text("direct_unlisted").starts_with("calendar_create_event ran"));
+        assert!(text("via_call_tool").contains("{\"n\":3}"));
+    }
+    h.flush();
+    let rows = h.query("SELECT via, COUNT(*) FROM calls GROUP BY via ORDER BY via");
+    assert_eq!(
+        rows,
+        [
+            vec![json!("call_tool"), json!(3)],
+            vec![json!("direct"), json!(6)]
+        ]
+    );
+}
+
+/// `mws serve` in front of the real server-everything (stdio, legacy only), every client mode.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_through_mws_serve_to_server_everything() {
+    let everything =
+        peer("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({
+        "upstream": {"command": "node", "args": [everything, "stdio"]},
+        "pins": ["echo"],
+        "transcripts": []
+    });
+    let mut served = super::serve_cmd::spawn_serve(dir.path(), &config.to_string(), &[]);
+    for (mode, want_version) in MODES {
+        let calls = [
+            ("echo", json!({"message": "hi"})),
+            ("get-sum", json!({"a": 2, "b": 3})),
+        ];
+        let r = run_client(&served.url, mode, calls, "add two numbers").await;
+        assert_eq!(r["protocol_version"], want_version, "mode {mode}");
+        assert_eq!(
+            r["tools"],
+            json!(["search_tools", "call_tool", "echo"]),
+            "mode {mode}"
+        );
+        assert!(
+            r["always_load"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|b| b == true)
+        );
+        for k in ["direct_listed", "direct_unlisted", "via_call_tool"] {
+            assert_eq!(r[k]["isError"], false, "mode {mode} {k}: {r}");
+        }
+        assert!(
+            r["direct_listed"]["text"].as_str().unwrap().contains("hi"),
+            "{r}"
+        );
+        assert!(
+            r["direct_unlisted"]["text"].as_str().unwrap().contains('5'),
+            "{r}"
+        );
+        assert!(
+            r["via_call_tool"]["text"].as_str().unwrap().contains('5'),
+            "{r}"
+        );
+        assert!(
+            r["search"]["text"].as_str().unwrap().contains("get-sum"),
+            "{r}"
+        );
+    }
+    super::serve_cmd::stop(&mut served);
+    let store = mws::store::Store::open(&dir.path().join("state/state.db")).unwrap();
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT tool, via, COUNT(*), SUM(ok) FROM calls GROUP BY tool, via ORDER BY tool, via",
+        )
+        .unwrap();
+    let rows: Vec<(String, String, i64, i64)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let want = [
+        ("echo", "direct", 3, 3),
+        ("get-sum", "call_tool", 3, 3),
+        ("get-sum", "direct", 3, 3),
+    ];
+    let want: Vec<(String, String, i64, i64)> = want
+        .iter()
+        .map(|(t, v, n, k)| (t.to_string(), v.to_string(), *n, *k))
+        .collect();
+    assert_eq!(rows, want);
+}
