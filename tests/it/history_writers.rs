@@ -1,11 +1,12 @@
 //! Three writers on one `state.db` at once — the proxy's call log (`LogSink`, its own thread and
-//! connection), an ingest-like writer (its own connection, batched transactions through the
-//! store's insert path), and `mws promote` processes — lose no row and never fail with
-//! "database is locked".
+//! connection), `mws ingest` processes reading Claude Code transcripts as they grow, and
+//! `mws promote` processes — lose no row and never fail with "database is locked".
 
 use std::time::Duration;
 
-use mws::store::{CallRecord, LogSink, SearchRecord, Store, log::insert_call};
+use std::io::Write;
+
+use mws::store::{CallRecord, LogSink, SearchRecord, Store};
 use serde_json::json;
 
 use crate::cli::mws;
@@ -14,7 +15,8 @@ use crate::cli::mws;
 const SINK_CALLS: usize = 3_000;
 const SINK_SEARCHES: usize = 300;
 const INGEST_CALLS: usize = 3_000;
-const INGEST_BATCH: usize = 100;
+/// Calls per transcript file; one `mws ingest` process runs after each file is written.
+const INGEST_BATCH: usize = 300;
 const PROMOTE_RUNS: usize = 6;
 
 fn record(key: String, session: String, tool: &str, via: &str) -> CallRecord {
@@ -37,7 +39,11 @@ fn three_writers_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let db = state.join("state.db");
-    let config = json!({"stateDir": state, "timeouts": {"listMs": 100}});
+    let config = json!({
+        "stateDir": state,
+        "timeouts": {"listMs": 100},
+        "transcripts": [{"type": "claude-code", "root": dir.path().join("projects")}],
+    });
     std::fs::write(dir.path().join("c.json"), config.to_string()).unwrap();
     Store::open(&db).unwrap();
 
@@ -71,27 +77,32 @@ fn three_writers_lose_nothing() {
         );
     });
 
-    let ingest_db = db.clone();
+    let projects = dir.path().join("projects");
+    let ingest_dir = dir.path().to_path_buf();
     let ingest = std::thread::spawn(move || {
-        let store = Store::open(&ingest_db).unwrap();
+        let mut outs = Vec::new();
         for batch in 0..INGEST_CALLS / INGEST_BATCH {
-            let tx = rusqlite::Transaction::new_unchecked(
-                store.conn(),
-                rusqlite::TransactionBehavior::Immediate,
-            )
-            .unwrap();
+            let file = projects.join(format!("-home-dev/s{batch}.jsonl"));
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            let mut w = std::fs::File::create(&file).unwrap();
+            let ts = mws::clock::fmt(mws::clock::now());
             for j in 0..INGEST_BATCH {
                 let n = batch * INGEST_BATCH + j;
-                let rec = record(
-                    format!("claude-code:toolu_{n}"),
-                    format!("t{}", n % 5),
-                    "drive_get",
-                    "transcript:claude-code",
-                );
-                insert_call(&tx, &rec).unwrap();
+                let sid = format!("t{}", n % 5);
+                writeln!(w, r#"{{"type":"assistant","sessionId":"{sid}","timestamp":"{ts}","uuid":"a{n}","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"toolu_{n}","name":"mcp__toolbox__drive_get","input":{{}}}}]}}}}"#).unwrap();
+                writeln!(w, r#"{{"type":"user","sessionId":"{sid}","timestamp":"{ts}","uuid":"u{n}","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_{n}","content":"ok"}}]}}}}"#).unwrap();
             }
-            tx.commit().unwrap();
+            drop(w);
+            outs.push(
+                mws()
+                    .current_dir(&ingest_dir)
+                    .env("HOME", &ingest_dir)
+                    .args(["ingest", "--json", "--config", "c.json"])
+                    .output()
+                    .unwrap(),
+            );
         }
+        outs
     });
 
     let promote = || {
@@ -104,11 +115,11 @@ fn three_writers_lose_nothing() {
     };
     let mut promotes: Vec<_> = (0..PROMOTE_RUNS).map(|_| promote()).collect();
     sink.join().expect("log sink writer");
-    ingest.join().expect("ingest writer");
+    let ingests = ingest.join().expect("ingest writer");
     // One more run once all rows are in, to check what it sees.
     promotes.push(promote());
 
-    for out in &promotes {
+    for out in promotes.iter().chain(&ingests) {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!err.contains("locked"), "{err}");
         assert_eq!(out.status.code(), Some(0), "{err}");

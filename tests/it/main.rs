@@ -4,8 +4,8 @@
 mod cli;
 mod demo;
 mod doctor;
-mod report;
 mod e2e;
+mod report;
 mod server;
 
 mod history;
