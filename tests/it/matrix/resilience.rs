@@ -215,3 +215,29 @@ async fn a_crashing_stdio_child_is_restarted_and_the_next_call_works() {
         ["search_tools", "call_tool", "echo"]
     );
 }
+
+/// A modern stdio server that starts slower than the discover probe waits (here: 4 s of `sleep`
+/// before mcp-server-time runs) is first taken for a legacy one; when it turns `initialize` down
+/// as a 2026-07-28 server, mws asks again and serves it, even after a list budget ran out between
+/// the probe and `initialize`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_starting_modern_child_is_served_once_it_is_up() {
+    let bin = support::mcp_server_time();
+    let script = format!("sleep 4; exec '{}' --local-timezone UTC", bin.display());
+    let up = json!({"command": "sh", "args": ["-c", script]});
+    let served = serve::start(&config(up, 3_500, 10_000, 60_000), &["get_current_time"]);
+    list_until(
+        &served.url,
+        &["search_tools", "call_tool", "get_current_time"],
+    )
+    .await;
+    let params = json!({"name": "get_current_time", "arguments": {"timezone": "UTC"}});
+    let r = post_modern(&served.url, 2, "tools/call", params).await;
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("UTC"),
+        "{r}"
+    );
+}
