@@ -9,6 +9,7 @@
 
 mod demo;
 mod fidelity;
+mod progress;
 mod promote;
 mod resilience;
 
