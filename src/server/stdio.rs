@@ -55,6 +55,29 @@ where
         })
     };
 
+    // Upstream progress goes to the one client (whose tokens were forwarded as it sent them).
+    let progress_task = {
+        let tx = tx.clone();
+        let mut notes = proxy.upstream().notifications();
+        tokio::spawn(async move {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                match notes.recv().await {
+                    Ok(n)
+                        if n.get("method").and_then(Value::as_str)
+                            == Some("notifications/progress") =>
+                    {
+                        if tx.send(n).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return,
+                }
+            }
+        })
+    };
+
     let mut tasks = JoinSet::new();
     let mut lines = BufReader::new(reader).lines();
     while let Some(line) = lines.next_line().await? {
@@ -137,6 +160,7 @@ where
     }
     while tasks.join_next().await.is_some() {}
     notify_task.abort();
+    progress_task.abort();
     drop(tx);
     write_task.await.map_err(std::io::Error::other)?
 }

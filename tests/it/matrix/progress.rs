@@ -43,18 +43,22 @@ async fn call_with_progress(url: &str, client: &str, token: &str) -> Vec<Value> 
 async fn progress_reaches_the_client_that_asked_for_it() {
     let up = rmcp_upstream::start(false).await;
     let served = serve::start(&json!({"upstream": {"url": up.url}}), &[]);
+    // The fixture's catalog is in once search_tools counts its 28 tools.
+    let mut listed = Value::Null;
     for _ in 0..100 {
-        let r = post_modern(&served.url, 1, "tools/list", json!({})).await;
-        if names(&r).len() == 2
-            && r["result"]["tools"][0]["description"]
-                .as_str()
-                .unwrap()
-                .contains("28 tools")
-        {
+        listed = post_modern(&served.url, 1, "tools/list", json!({})).await;
+        let d = listed["result"]["tools"][0]["description"]
+            .as_str()
+            .unwrap();
+        if names(&listed).len() == 2 && d.contains("28 tools") {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+    let d = listed["result"]["tools"][0]["description"]
+        .as_str()
+        .unwrap();
+    assert!(d.contains("28 tools"), "catalog never arrived: {listed}");
     let (a, b) = tokio::join!(
         call_with_progress(&served.url, "client-a", "same"),
         call_with_progress(&served.url, "client-b", "same")
@@ -79,4 +83,54 @@ async fn progress_reaches_the_client_that_asked_for_it() {
         assert_eq!(last["id"], 9);
         assert_eq!(last["result"]["content"][0]["text"], "done", "{last}");
     }
+}
+
+/// `mws serve --stdio`: the one client's progress notifications come before its result.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_reaches_a_stdio_client() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let up = rmcp_upstream::start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.json");
+    std::fs::write(&config, json!({"upstream": {"url": up.url}}).to_string()).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
+        .args(["--config", config.to_str().unwrap(), "serve", "--stdio"])
+        .arg("--state-dir")
+        .arg(dir.path().join("state"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "progress", "arguments": {},
+        "_meta": {"progressToken": 77,
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "stdio-client", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    stdin
+        .write_all(format!("{call}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut progress = Vec::new();
+    let read = async {
+        loop {
+            let line = lines.next_line().await.unwrap().expect("mws closed stdout");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["method"] == "notifications/progress" {
+                progress.push(v["params"]["progressToken"].clone());
+            } else if v["id"] == 5 {
+                return v;
+            }
+        }
+    };
+    let r = tokio::time::timeout(std::time::Duration::from_secs(30), read)
+        .await
+        .expect("no answer on stdout");
+    assert_eq!(r["result"]["content"][0]["text"], "done", "{r}");
+    assert_eq!(progress, [json!(77), json!(77)]);
+    drop(stdin);
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait()).await;
 }
