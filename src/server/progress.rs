@@ -66,7 +66,17 @@ pub fn stream(
             loop {
                 tokio::select! {
                     r = &mut done => {
-                        let text = r.ok().flatten().map(|v| sse::event(&v)).unwrap_or_default();
+                        // Progress sent before the result is already in the channel.
+                        let mut text = String::new();
+                        while let Ok(mut n) = notes.try_recv() {
+                            if is_ours(&n, &ours) {
+                                n["params"]["progressToken"] = client_token.clone();
+                                text.push_str(&sse::event(&n));
+                            }
+                        }
+                        if let Some(v) = r.ok().flatten() {
+                            text.push_str(&sse::event(&v));
+                        }
                         return Some((text, (notes, None)));
                     }
                     n = notes.recv() => match n {
@@ -90,6 +100,39 @@ pub fn stream(
         .header(header::CACHE_CONTROL, "no-cache")
         .body(Body::from_stream(body.map(Ok::<_, Infallible>)))
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// Handles `msg` (a `tools/call` carrying `token`), passing each upstream progress notification
+/// for `token` to `out` as it comes, and returns the answer after them (for `--stdio`, whose one
+/// client's tokens are forwarded as it sent them).
+pub async fn handle_relaying(
+    proxy: &Proxy,
+    msg: &Map<String, Value>,
+    caller: &Caller,
+    token: &Value,
+    out: impl Fn(Value),
+) -> Option<Value> {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut notes = proxy.upstream().notifications();
+    let call = proxy.handle(msg, caller);
+    tokio::pin!(call);
+    loop {
+        tokio::select! {
+            r = &mut call => {
+                while let Ok(n) = notes.try_recv() {
+                    if is_ours(&n, token) {
+                        out(n);
+                    }
+                }
+                return r;
+            }
+            n = notes.recv() => match n {
+                Ok(n) if is_ours(&n, token) => out(n),
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => return call.await,
+            },
+        }
+    }
 }
 
 fn is_ours(n: &Value, ours: &Value) -> bool {

@@ -55,29 +55,6 @@ where
         })
     };
 
-    // Upstream progress goes to the one client (whose tokens were forwarded as it sent them).
-    let progress_task = {
-        let tx = tx.clone();
-        let mut notes = proxy.upstream().notifications();
-        tokio::spawn(async move {
-            use tokio::sync::broadcast::error::RecvError;
-            loop {
-                match notes.recv().await {
-                    Ok(n)
-                        if n.get("method").and_then(Value::as_str)
-                            == Some("notifications/progress") =>
-                    {
-                        if tx.send(n).is_err() {
-                            return;
-                        }
-                    }
-                    Ok(_) | Err(RecvError::Lagged(_)) => {}
-                    Err(RecvError::Closed) => return,
-                }
-            }
-        })
-    };
-
     let mut tasks = JoinSet::new();
     let mut lines = BufReader::new(reader).lines();
     while let Some(line) = lines.next_line().await? {
@@ -151,7 +128,15 @@ where
         let proxy = proxy.clone();
         let tx = tx.clone();
         tasks.spawn(async move {
-            if let Some(resp) = proxy.handle(&msg, &caller).await {
+            // A call's progress (the client's own token) goes out before its answer.
+            let resp = match crate::server::progress::token(&msg) {
+                Some(t) => {
+                    let out = |n: Value| drop(tx.send(n));
+                    crate::server::progress::handle_relaying(&proxy, &msg, &caller, &t, out).await
+                }
+                None => proxy.handle(&msg, &caller).await,
+            };
+            if let Some(resp) = resp {
                 let _ = tx.send(resp);
             }
         });
@@ -160,7 +145,6 @@ where
     }
     while tasks.join_next().await.is_some() {}
     notify_task.abort();
-    progress_task.abort();
     drop(tx);
     write_task.await.map_err(std::io::Error::other)?
 }
