@@ -52,21 +52,21 @@ async fn serve_demo_lists_pins_calls_tools_and_searches() {
     let r = post_modern(&served.url, 5, "tools/call", q).await;
     assert!(text(&r).contains("calendar_delete_event"), "{r}");
 
-    // `mws search` on the catalog the demo proxy stored.
-    let out = serve::mws()
-        .arg("search")
-        .arg("--catalog")
-        .arg(state.join("catalog.json"))
-        .arg("schedule a meeting")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("calendar_create_event"), "{stdout}");
+    // `mws search` on the catalog the demo proxy stored, and on the one the README names.
+    let readme_catalog = crate::support::root().join("fixtures/catalog.json");
+    for catalog in [state.join("catalog.json"), readme_catalog] {
+        let out = serve::mws()
+            .arg("search")
+            .arg("--catalog")
+            .arg(&catalog)
+            .arg("schedule a meeting")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(stdout.contains("calendar_create_event"), "{stdout}");
+    }
     served.stop();
     let rows = served.calls();
     assert_eq!(rows.len(), 3, "{rows:?}");
