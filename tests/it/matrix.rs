@@ -5,7 +5,8 @@
 //! Per pair: `tools/list` is exactly the meta-tools plus the working set present upstream, a
 //! listed and an unlisted tool answer directly and through `call_tool`, the calls land in `calls`,
 //! and `search_tools` finds the unlisted tool by a paraphrase. One mws per upstream, its clients
-//! run side by side. Resilience, byte fidelity, progress, promote and the demo live in the submodules.
+//! run side by side. Resilience, byte fidelity, progress, promote and the demo live in the
+//! submodules.
 
 mod demo;
 mod fidelity;
