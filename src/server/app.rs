@@ -24,7 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{sse, streams};
+use crate::server::{progress, sse, streams};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -167,7 +167,8 @@ async fn post_mcp(
         }
     };
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
-    let sse_reply = sse::prefers_sse(header_str(&headers, "accept"));
+    let accept = header_str(&headers, "accept");
+    let sse_reply = sse::prefers_sse(accept);
     let user_agent = header_str(&headers, "user-agent").map(String::from);
     let version_header = header_str(&headers, "mcp-protocol-version");
 
@@ -208,6 +209,9 @@ async fn post_mcp(
             client: env.client.or(user_agent),
             session: None,
         };
+        if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
+            return progress::stream(st.proxy.clone(), msg, caller, t);
+        }
         return match st.proxy.handle(&msg, &caller).await {
             None => StatusCode::ACCEPTED.into_response(),
             Some(resp) => {
@@ -281,6 +285,9 @@ async fn post_mcp(
         };
         (caller, None)
     };
+    if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
+        return progress::stream(st.proxy.clone(), msg, caller, t);
+    }
     match st.proxy.handle(&msg, &caller).await {
         None => StatusCode::ACCEPTED.into_response(),
         Some(resp) => json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref()),

@@ -128,7 +128,15 @@ where
         let proxy = proxy.clone();
         let tx = tx.clone();
         tasks.spawn(async move {
-            if let Some(resp) = proxy.handle(&msg, &caller).await {
+            // A call's progress (the client's own token) goes out before its answer.
+            let resp = match crate::server::progress::token(&msg) {
+                Some(t) => {
+                    let out = |n: Value| drop(tx.send(n));
+                    crate::server::progress::handle_relaying(&proxy, &msg, &caller, &t, out).await
+                }
+                None => proxy.handle(&msg, &caller).await,
+            };
+            if let Some(resp) = resp {
                 let _ = tx.send(resp);
             }
         });

@@ -158,12 +158,13 @@ impl Conn {
         }
         let n = match self.initialize(generation).await {
             // A modern server too slow to answer the probe in time (it was still starting) turns
-            // `initialize` down; it is up now, so ask it again.
+            // `initialize` down; it is up now, so ask it again. Also when an earlier attempt left a
+            // legacy verdict behind (its budget ran out between the probe and `initialize`).
             Err(UpstreamError::Rpc {
                 code: code::UNSUPPORTED_VERSION,
                 data,
                 ..
-            }) if cached.is_none() && lists_modern(data.as_ref()) => {
+            }) if cached != Some(Era::Modern) && lists_modern(data.as_ref()) => {
                 *self.verdict.lock().unwrap() = Some(Era::Modern);
                 return Box::pin(self.negotiate(generation)).await;
             }

@@ -150,8 +150,17 @@ struct Inner {
 impl Remote {
     fn connect(config: &Config) -> Arc<dyn Upstream> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+        let notes = tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0;
+        let relay = notes.clone();
+        // Other notifications are relayed at once, so that a call's progress is out before its
+        // result is handed back; list_changed goes to the refresh task.
         let on_note: wire::OnNotification = Arc::new(move |msg: &Value| {
-            let _ = tx.send(msg.clone());
+            let method = msg.get("method").and_then(Value::as_str);
+            if method == Some("notifications/tools/list_changed") {
+                let _ = tx.send(msg.clone());
+            } else {
+                let _ = relay.send(msg.clone());
+            }
         });
         let wire: Arc<dyn wire::Wire> = match &config.upstream {
             crate::config::Upstream::Http(h) => Arc::new(http::HttpWire::new(h.clone(), on_note)),
@@ -169,7 +178,7 @@ impl Remote {
             refreshing: tokio::sync::Mutex::new(()),
             list_budget: Duration::from_millis(t.list_ms),
             call_budget: Duration::from_millis(t.call_ms),
-            notes: tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0,
+            notes,
         });
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             let weak = Arc::downgrade(&inner);

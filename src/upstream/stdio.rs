@@ -37,6 +37,8 @@ struct Restarts {
     /// Exits since the child last answered after negotiating.
     exits: u32,
     last_exit: Option<Instant>,
+    /// Why the child last stopped or could not start, for the back-off error.
+    last_why: Option<String>,
 }
 
 pub struct StdioWire {
@@ -133,10 +135,11 @@ impl StdioWire {
         }
     }
 
-    fn note_exit(&self) {
+    fn note_exit(&self, why: String) {
         let mut r = self.restarts.lock().unwrap();
         r.exits += 1;
         r.last_exit = Some(Instant::now());
+        r.last_why = Some(why);
     }
 
     /// How long until the next restart is allowed.
@@ -203,18 +206,22 @@ impl Wire for StdioWire {
                 Some(why) => {
                     tracing::warn!(target: "mws::upstream", "upstream `{}` stopped: {why}; restarting", self.describe());
                     *live = None;
-                    self.note_exit();
+                    self.note_exit(why);
                 }
             }
         }
         if let Some(left) = self.backoff_left() {
+            let why = self.restarts.lock().unwrap().last_why.clone();
             return Err(WireError::Down(format!(
-                "upstream `{}` keeps exiting; next restart in {} ms",
+                "upstream `{}` keeps exiting ({}); next restart in {} ms",
                 self.describe(),
+                why.as_deref().unwrap_or("no reason known"),
                 left.as_millis()
             )));
         }
-        let l = self.spawn().inspect_err(|_| self.note_exit())?;
+        let l = self
+            .spawn()
+            .inspect_err(|e| self.note_exit(e.to_string()))?;
         *live = Some(l);
         Ok(self.generation.load(Ordering::SeqCst))
     }

@@ -11,6 +11,7 @@ mod server;
 mod history;
 mod history_writers;
 mod ingest;
+mod matrix;
 mod search;
 mod support;
 mod upstream;

@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
+pub mod clients;
 pub mod fake_http;
 pub mod rmcp_upstream;
+pub mod serve;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -32,6 +34,11 @@ pub fn server_everything() -> PathBuf {
 
 pub fn mcp_server_time() -> PathBuf {
     peer(".venv/bin/mcp-server-time")
+}
+
+/// The tools `mws serve --demo` pins, in order.
+pub fn demo_pins() -> &'static [&'static str] {
+    mws::demo::DEMO_PINS
 }
 
 pub fn crashy_script() -> PathBuf {

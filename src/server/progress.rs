@@ -1,0 +1,141 @@
+//! Progress relay for HTTP clients: a `tools/call` whose `_meta` carries a `progressToken`, from a
+//! client that accepts SSE, is answered as an SSE stream holding the upstream's
+//! `notifications/progress` for that call, then the result. The token is swapped for one unique to
+//! this proxy on the way up and swapped back on the way down, so two clients that picked the same
+//! token each get only their own progress.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use axum::body::Body;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use serde_json::{Map, Value};
+
+use crate::server::{Caller, Proxy, sse};
+
+static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
+
+/// The client's progress token, when `msg` is a `tools/call` that has one.
+pub fn token(msg: &Map<String, Value>) -> Option<Value> {
+    if msg.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    msg.get("params")?
+        .get("_meta")?
+        .get("progressToken")
+        .filter(|t| t.is_string() || t.is_number())
+        .cloned()
+}
+
+/// True when the `Accept` header allows an SSE reply.
+pub fn accepts_sse(accept: Option<&str>) -> bool {
+    accept.is_some_and(|a| a.to_ascii_lowercase().contains(sse::CONTENT_TYPE))
+}
+
+/// Handles `msg` (a `tools/call` carrying `client_token`) and streams its progress, then its answer.
+pub fn stream(
+    proxy: Arc<Proxy>,
+    mut msg: Map<String, Value>,
+    caller: Caller,
+    client_token: Value,
+) -> Response {
+    let ours = Value::String(format!(
+        "mws-{}",
+        NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
+    ));
+    if let Some(meta) = msg
+        .get_mut("params")
+        .and_then(|p| p.get_mut("_meta"))
+        .and_then(Value::as_object_mut)
+    {
+        meta.insert("progressToken".into(), ours.clone());
+    }
+    // Subscribed before the call starts, so no early progress is missed.
+    let notes = proxy.upstream().notifications();
+    let (tx, done) = tokio::sync::oneshot::channel::<Option<Value>>();
+    tokio::spawn(async move {
+        let _ = tx.send(proxy.handle(&msg, &caller).await);
+    });
+    let body = futures_util::stream::unfold((notes, Some(done)), move |(mut notes, done)| {
+        let (ours, client_token) = (ours.clone(), client_token.clone());
+        async move {
+            let mut done = done?;
+            loop {
+                tokio::select! {
+                    r = &mut done => {
+                        // Progress sent before the result is already in the channel.
+                        let mut text = String::new();
+                        while let Ok(mut n) = notes.try_recv() {
+                            if is_ours(&n, &ours) {
+                                n["params"]["progressToken"] = client_token.clone();
+                                text.push_str(&sse::event(&n));
+                            }
+                        }
+                        if let Some(v) = r.ok().flatten() {
+                            text.push_str(&sse::event(&v));
+                        }
+                        return Some((text, (notes, None)));
+                    }
+                    n = notes.recv() => match n {
+                        Ok(mut n) if is_ours(&n, &ours) => {
+                            n["params"]["progressToken"] = client_token.clone();
+                            return Some((sse::event(&n), (notes, Some(done))));
+                        }
+                        Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(_) => {
+                            let text = done.await.ok().flatten().map(|v| sse::event(&v)).unwrap_or_default();
+                            return Some((text, (notes, None)));
+                        }
+                    },
+                }
+            }
+        }
+    });
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, sse::CONTENT_TYPE)
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(body.map(Ok::<_, Infallible>)))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+/// Handles `msg` (a `tools/call` carrying `token`), passing each upstream progress notification
+/// for `token` to `out` as it comes, and returns the answer after them (for `--stdio`, whose one
+/// client's tokens are forwarded as it sent them).
+pub async fn handle_relaying(
+    proxy: &Proxy,
+    msg: &Map<String, Value>,
+    caller: &Caller,
+    token: &Value,
+    out: impl Fn(Value),
+) -> Option<Value> {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut notes = proxy.upstream().notifications();
+    let call = proxy.handle(msg, caller);
+    tokio::pin!(call);
+    loop {
+        tokio::select! {
+            r = &mut call => {
+                while let Ok(n) = notes.try_recv() {
+                    if is_ours(&n, token) {
+                        out(n);
+                    }
+                }
+                return r;
+            }
+            n = notes.recv() => match n {
+                Ok(n) if is_ours(&n, token) => out(n),
+                Ok(_) | Err(RecvError::Lagged(_)) => {}
+                Err(RecvError::Closed) => return call.await,
+            },
+        }
+    }
+}
+
+fn is_ours(n: &Value, ours: &Value) -> bool {
+    n.get("method").and_then(Value::as_str) == Some("notifications/progress")
+        && n.pointer("/params/progressToken") == Some(ours)
+}

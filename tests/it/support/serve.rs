@@ -1,0 +1,173 @@
+//! The real `mws serve` binary as a user runs it, for tests that go through the whole proxy: a
+//! temp config and state dir, a working set written into the state database before start, the URL
+//! read from stderr, SIGTERM to stop (which flushes the call log), and the `calls` rows read back.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::Child;
+
+/// How long `mws serve` may take to print its URL before the test fails.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long `mws serve` may take to exit after SIGTERM.
+const STOP_TIMEOUT: Duration = Duration::from_secs(20);
+
+pub fn mws() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mws"))
+}
+
+/// A running `mws serve`; killed on drop if not stopped.
+pub struct Served {
+    pub child: Child,
+    pub url: String,
+    pub dir: tempfile::TempDir,
+    /// Every stderr line so far.
+    pub stderr: Arc<Mutex<Vec<String>>>,
+}
+
+impl Served {
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("state/state.db")
+    }
+
+    /// Sends SIGTERM and waits (bounded) for a clean exit.
+    pub fn stop(&mut self) {
+        let pid = self.child.0.id().to_string();
+        let killed = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(killed.unwrap().success());
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        let status = loop {
+            if let Some(s) = self.child.0.try_wait().unwrap() {
+                break s;
+            }
+            assert!(Instant::now() < deadline, "mws serve ignored SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(status.success(), "mws serve exited with {status:?}");
+    }
+
+    /// `(tool, via, client, ok)` of every `calls` row, in insertion order.
+    pub fn calls(&self) -> Vec<(String, String, String, bool)> {
+        let store = mws::store::Store::open(&self.db()).unwrap();
+        let mut stmt = store
+            .conn()
+            .prepare("SELECT tool, via, COALESCE(client, ''), ok FROM calls ORDER BY rowid")
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+}
+
+/// Writes `config` and the working set, then starts `mws serve --port 0` on them.
+pub fn start(config: &Value, working_set: &[&str]) -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    write_working_set(&state.join("state.db"), working_set);
+    start_in(dir, config, &[])
+}
+
+/// Starts `mws serve` with `config` in `dir` (state in `dir/state`), with extra arguments.
+pub fn start_in(dir: tempfile::TempDir, config: &Value, extra: &[&str]) -> Served {
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let mut child = Child(
+        mws()
+            .args(["--config", path.to_str().unwrap(), "serve", "--port", "0"])
+            .arg("--state-dir")
+            .arg(dir.path().join("state"))
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let stderr = child.0.stderr.take().unwrap();
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let seen = lines.clone();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            eprintln!("[mws] {line}");
+            seen.lock().unwrap().push(line.clone());
+            let _ = tx.send(line);
+        }
+    });
+    let url = loop {
+        let line = rx.recv_timeout(START_TIMEOUT).expect("no URL on stderr");
+        if let Some(rest) = line.split("serving MCP at ").nth(1) {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    Served {
+        child,
+        url,
+        dir,
+        stderr: lines,
+    }
+}
+
+/// Replaces the working set the way `mws promote` does: one transaction in the state database.
+pub fn write_working_set(db: &Path, tools: &[&str]) {
+    let store = mws::store::Store::open(db).unwrap();
+    let conn = store.conn();
+    conn.execute("DELETE FROM working_set", []).unwrap();
+    for (i, t) in tools.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO working_set (tool, position, reason, since) \
+             VALUES (?1, ?2, 'promoted', '2026-11-29T00:00:00.000Z')",
+            rusqlite::params![t, i as i64],
+        )
+        .unwrap();
+    }
+}
+
+/// One 2026-07-28 request to `url` as a plain HTTP client; returns the JSON-RPC reply.
+pub async fn post_modern(url: &str, id: i64, method: &str, params: Value) -> Value {
+    post_modern_as("matrix-test", url, id, method, params).await
+}
+
+/// `post_modern` as the client named `client` (a stateless client's session is its name).
+pub async fn post_modern_as(
+    client: &str,
+    url: &str,
+    id: i64,
+    method: &str,
+    mut params: Value,
+) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let mut req = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(n) = body["params"]["name"].as_str() {
+        req = req.header("mcp-name", n);
+    }
+    let reply = req.body(body.to_string()).send().await.unwrap();
+    reply.json().await.unwrap()
+}
+
+/// The names a `tools/list` reply lists.
+pub fn names(reply: &Value) -> Vec<String> {
+    reply["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("not a tools/list result: {reply}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
