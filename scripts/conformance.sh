@@ -93,8 +93,32 @@ echo "fixture: $url"
 if [ "$mode" = proxy ]; then
   echo "== mws serve in front of it"
   pport=$(free_port)
+  # mws lists its working set, not the whole catalog: the run's config pins every tool the fixture
+  # offers (the suites look them up in tools/list), as a user pins the tools they always want.
+  pins=$(python3 - "$url" <<'PY'
+import json, sys, urllib.request
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+names, cursor = [], None
+for _ in range(100):
+    params = {"_meta": meta, **({"cursor": cursor} if cursor else {})}
+    req = urllib.request.Request(sys.argv[1], method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"},
+        data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}).encode())
+    text = urllib.request.urlopen(req, timeout=30).read().decode()
+    body = next((l[5:] for l in text.splitlines() if l.startswith("data:")), text)
+    result = json.loads(body)["result"]
+    names += [t["name"] for t in result["tools"]]
+    cursor = result.get("nextCursor")
+    if not cursor:
+        break
+print(json.dumps(names))
+PY
+)
   cat >"$tmp/config.json" <<EOF
-{ "upstream": { "url": "$url" }, "listen": { "host": "127.0.0.1", "port": $pport }, "stateDir": "$tmp/state" }
+{ "upstream": { "url": "$url" }, "listen": { "host": "127.0.0.1", "port": $pport }, "stateDir": "$tmp/state",
+  "pins": $pins }
 EOF
   timeout "$LIFETIME" target/debug/mws serve --config "$tmp/config.json" --port "$pport" >"$tmp/mws.out" 2>"$tmp/mws.err" &
   pids+=($!)

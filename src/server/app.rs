@@ -211,12 +211,11 @@ async fn post_mcp(
         return match st.proxy.handle(&msg, &caller).await {
             None => StatusCode::ACCEPTED.into_response(),
             Some(resp) => {
-                let not_found =
-                    resp.pointer("/error/code") == Some(&Value::from(code::METHOD_NOT_FOUND));
-                let status = if not_found {
-                    StatusCode::NOT_FOUND
-                } else {
-                    StatusCode::OK
+                let status = match resp.pointer("/error/code").and_then(Value::as_i64) {
+                    Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+                    // The spec's HTTP status for an upstream's MissingRequiredClientCapability.
+                    Some(code::MISSING_CAPABILITY) => StatusCode::BAD_REQUEST,
+                    _ => StatusCode::OK,
                 };
                 json_reply(status, &resp, sse_reply, None)
             }

@@ -1,6 +1,7 @@
 //! An in-memory `Upstream` for tests and benchmarks: serves a given catalog, answers `tools/call`
-//! for its tools (`isError` for tools whose name contains `fail`), records what it was sent, and can
-//! be switched to "down". Not used by `mws serve`.
+//! for its tools (`isError` for tools whose name contains `fail`; -32021 for tools whose name
+//! contains `needs_sampling` unless the forwarded client capabilities declare `sampling`), records
+//! what it was sent, and can be switched to "down". Not used by `mws serve`.
 
 use std::sync::{Arc, Mutex};
 
@@ -20,6 +21,7 @@ pub struct Seen {
     pub params: Value,
     pub client: Option<String>,
     pub meta: Option<serde_json::Map<String, Value>>,
+    pub client_capabilities: Option<Value>,
 }
 
 pub struct FakeUpstream {
@@ -84,6 +86,7 @@ impl Upstream for FakeUpstream {
             params: params.clone(),
             client: ctx.client.clone(),
             meta: ctx.meta.clone(),
+            client_capabilities: ctx.client_capabilities.clone(),
         });
         let (catalog, up) = {
             let s = self.state.lock().unwrap();
@@ -100,6 +103,16 @@ impl Upstream for FakeUpstream {
                         code: code::INVALID_PARAMS,
                         message: format!("Unknown tool: {name}"),
                         data: None,
+                    });
+                }
+                let declared = ctx.client_capabilities.as_ref();
+                if name.contains("needs_sampling")
+                    && declared.and_then(|c| c.get("sampling")).is_none()
+                {
+                    return Err(UpstreamError::Rpc {
+                        code: code::MISSING_CAPABILITY,
+                        message: "Missing required client capability".into(),
+                        data: Some(json!({"requiredCapabilities": {"sampling": {}}})),
                     });
                 }
                 let args = params.get("arguments").cloned().unwrap_or(json!({}));
