@@ -2,13 +2,17 @@
 # Runs the official MCP conformance server suites (@modelcontextprotocol/conformance 0.1.16
 # `--suite all`, and 0.2.0-alpha.12 at --spec-version 2025-11-25 and 2026-07-28) against the
 # project's fixture upstream (examples/conformance_upstream), directly or, with --through-mws,
-# through `mws serve` in front of it. Prints pass/fail counts per suite and exits non-zero when a
-# check fails that the baseline does not list, or when a baseline entry no longer fails (stale).
+# through `mws serve` in front of it. With --client it runs the client suite (0.2.0-alpha.12) with
+# mws as the client under test (scripts/conformance-client.sh puts mws in front of each scenario
+# server and drives it with the Python SDK client). Prints pass/fail counts per suite and exits
+# non-zero when a check fails that the baseline does not list, or when a baseline entry no longer
+# fails (stale).
 #
-#   scripts/conformance.sh [--through-mws] [--suite 0.1.16|2025-11-25|2026-07-28]...
+#   scripts/conformance.sh [--through-mws | --client] [--suite 0.1.16|2025-11-25|2026-07-28]...
 #
-# Baselines: tests/conformance/baseline-direct.txt and baseline-proxy.txt, one expected failure
-# per line: `<suite> <scenario> <check-id>  # why it cannot pass`. Node 22 and the suites are
+# Baselines: tests/conformance/baseline-{direct,proxy,client}.txt, one expected failure per line:
+# `<suite> <scenario> <check-id>  # why it cannot pass` (client suites are named client-<spec>).
+# Node 22 and the suites are
 # installed into tests/conformance/node_modules (pinned in tests/conformance/package.json).
 # Everything started here runs under a timeout and is killed on exit. Loopback only.
 set -euo pipefail
@@ -30,8 +34,9 @@ suites=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --through-mws) mode=proxy ;;
+    --client) mode=client ;;
     --suite) shift; suites+=("${1:?--suite needs a name}") ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "conformance.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -60,6 +65,49 @@ fi
 echo "== build"
 cargo build --quiet --example conformance_upstream
 [ "$mode" = direct ] || cargo build --quiet --bin mws
+if [ "$mode" = client ] && [ ! -x .venv/bin/python ]; then
+  echo "conformance.sh: --client needs the Python SDK in .venv; run scripts/setup-peers.sh" >&2
+  exit 1
+fi
+
+# Compares the checks.json files under $results with $baseline for "${suites[@]}"; exits 1 on an
+# unexpected failure or a stale baseline entry.
+compare() {
+  echo "== compare with $(basename "$baseline")"
+  python3 - "$results" "$baseline" "${suites[@]}" <<'EOF'
+import json, pathlib, re, sys
+results, baseline, suites = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
+expected = {}
+for n, line in enumerate(baseline.read_text().splitlines() if baseline.exists() else [], 1):
+    entry = line.split("#", 1)[0].split()
+    if not entry:
+        continue
+    if len(entry) != 3:
+        sys.exit(f"{baseline}:{n}: expected `<suite> <scenario> <check-id>  # reason`, got {line!r}")
+    expected[tuple(entry)] = n
+failed, counts = set(), {}
+for s in suites:
+    ok = bad = 0
+    for checks in sorted((results / s).glob("*/checks.json")):
+        scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT[\d-]+Z$", "", checks.parent.name)
+        for c in json.loads(checks.read_text()):
+            if c.get("status") == "FAILURE":
+                bad += 1
+                failed.add((s, scenario, c.get("id", "?")))
+            elif c.get("status") == "SUCCESS":
+                ok += 1
+    counts[s] = (ok, bad)
+    print(f"{s}: {ok} passed, {bad} failed")
+unexpected = sorted(failed - expected.keys())
+stale = sorted(k for k in expected if k[0] in suites and k not in failed)
+for k in unexpected:
+    print("UNEXPECTED FAILURE:", *k)
+for k in stale:
+    print(f"STALE BASELINE ENTRY (passes now; remove line {expected[k]}):", *k)
+sys.exit(1 if unexpected or stale else 0)
+EOF
+}
+compare_run() { compare || verdict=$?; }
 
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -81,6 +129,37 @@ wait_port() {
   cat "$tmp/$2.err" >&2
   exit 1
 }
+
+# Client scenarios run one at a time (a parallel `--suite all` starts one mws per scenario at once,
+# too many for a small machine): (spec version, scenario). The auth scenarios are not run: mws
+# reaches its upstream with configured headers and does no OAuth of its own.
+CLIENT_SCENARIOS=(
+  "2025-11-25 tools_call"
+  "2026-07-28 tools_call"
+  "2026-07-28 request-metadata"
+)
+if [ "$mode" = client ]; then
+  rm -rf "$results"
+  mkdir -p "$results"
+  suites=()
+  abnormal=0
+  for entry in "${CLIENT_SCENARIOS[@]}"; do
+    read -r spec scenario <<<"$entry"
+    s=client-$spec
+    [[ " ${suites[*]} " == *" $s "* ]] || suites+=("$s")
+    echo "== client scenario $scenario at $spec"
+    timeout "$SUITE_TIMEOUT" "$NODE" "$SUITE_ALPHA" client --command "$ROOT/scripts/conformance-client.sh" \
+      --scenario "$scenario" --spec-version "$spec" -o "$results/$s" >"$results/$s-$scenario.log" 2>&1 || true
+    if ! grep -E '^Passed: [0-9]+/[1-9]' "$results/$s-$scenario.log"; then
+      echo "conformance.sh: scenario $scenario at $spec ran no checks; see $results/$s-$scenario.log" >&2
+      tail -5 "$results/$s-$scenario.log" >&2
+      abnormal=1
+    fi
+  done
+  compare
+  echo "results: $results"
+  exit $abnormal
+fi
 
 echo "== fixture upstream"
 fport=$(free_port)
@@ -142,40 +221,8 @@ for s in "${suites[@]}"; do
   grep -E '^Total:' "$results/$s.log" || { echo "(no summary; see $results/$s.log)"; tail -5 "$results/$s.log"; }
 done
 
-echo "== compare with $(basename "$baseline")"
 verdict=0
-python3 - "$results" "$baseline" "${suites[@]}" <<'EOF' || verdict=$?
-import json, pathlib, re, sys
-results, baseline, suites = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
-expected = {}
-for n, line in enumerate(baseline.read_text().splitlines() if baseline.exists() else [], 1):
-    entry = line.split("#", 1)[0].split()
-    if not entry:
-        continue
-    if len(entry) != 3:
-        sys.exit(f"{baseline}:{n}: expected `<suite> <scenario> <check-id>  # reason`, got {line!r}")
-    expected[tuple(entry)] = n
-failed, counts = set(), {}
-for s in suites:
-    ok = bad = 0
-    for checks in sorted((results / s).glob("*/checks.json")):
-        scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT[\d-]+Z$", "", checks.parent.name)
-        for c in json.loads(checks.read_text()):
-            if c.get("status") == "FAILURE":
-                bad += 1
-                failed.add((s, scenario, c.get("id", "?")))
-            elif c.get("status") == "SUCCESS":
-                ok += 1
-    counts[s] = (ok, bad)
-    print(f"{s}: {ok} passed, {bad} failed")
-unexpected = sorted(failed - expected.keys())
-stale = sorted(k for k in expected if k[0] in suites and k not in failed)
-for k in unexpected:
-    print("UNEXPECTED FAILURE:", *k)
-for k in stale:
-    print(f"STALE BASELINE ENTRY (passes now; remove line {expected[k]}):", *k)
-sys.exit(1 if unexpected or stale else 0)
-EOF
+compare_run
 if [ ${#runner_failed[@]} -gt 0 ] && [ $verdict -eq 0 ]; then
   # The runner exits non-zero on any failure; only a run with no failing checks is suspicious.
   for s in "${runner_failed[@]}"; do
