@@ -24,7 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{sse, streams};
+use crate::server::{progress, sse, streams};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -208,6 +208,9 @@ async fn post_mcp(
             client: env.client.or(user_agent),
             session: None,
         };
+        if let Some(token) = progress::wanted(&msg, header_str(&headers, "accept")) {
+            return progress::stream(st.proxy.clone(), msg, caller, token);
+        }
         return match st.proxy.handle(&msg, &caller).await {
             None => StatusCode::ACCEPTED.into_response(),
             Some(resp) => {
@@ -280,6 +283,11 @@ async fn post_mcp(
         };
         (caller, None)
     };
+    if new_session.is_none()
+        && let Some(token) = progress::wanted(&msg, header_str(&headers, "accept"))
+    {
+        return progress::stream(st.proxy.clone(), msg, caller, token);
+    }
     match st.proxy.handle(&msg, &caller).await {
         None => StatusCode::ACCEPTED.into_response(),
         Some(resp) => json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref()),

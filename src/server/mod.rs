@@ -13,6 +13,7 @@ pub mod legacy;
 pub mod listing;
 pub mod meta_tools;
 pub mod modern;
+pub mod progress;
 pub mod sse;
 pub mod stdio;
 pub mod streams;

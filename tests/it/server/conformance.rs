@@ -134,3 +134,77 @@ async fn legacy_clients_declare_no_capabilities_upstream() {
     let seen = h.fake.seen();
     assert_eq!(seen.last().unwrap().client_capabilities, None);
 }
+
+/// The JSON-RPC messages of an SSE body, in order.
+fn sse_messages(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn upstream_progress_reaches_the_caller_that_asked() {
+    let h = Harness::start(&[]).await;
+    let mut catalog = tools();
+    catalog.push(json!({"name": "report_progress", "inputSchema": {"type": "object"}}));
+    h.fake.set_tools(catalog);
+    let call = |id: i64, token: Value| {
+        modern(
+            id,
+            "tools/call",
+            json!({"name": "report_progress", "arguments": {}, "_meta": {"progressToken": token}}),
+        )
+    };
+    let send = |body: Value, accept: &'static str| {
+        let url = h.url.clone();
+        async move {
+            let resp = client()
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", accept)
+                .header("mcp-protocol-version", V)
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "report_progress")
+                .body(body.to_string())
+                .send()
+                .await
+                .unwrap();
+            let ctype = resp.headers()["content-type"].to_str().unwrap().to_string();
+            (ctype, resp.text().await.unwrap())
+        }
+    };
+    // Two callers with the same token at once: each sees its own two steps, its token, its answer.
+    let both = "application/json, text/event-stream";
+    let (a, b) = tokio::join!(send(call(1, json!(7)), both), send(call(2, json!(7)), both));
+    for (id, (ctype, text)) in [(1, a), (2, b)] {
+        assert!(ctype.starts_with("text/event-stream"), "{ctype}");
+        let msgs = sse_messages(&text);
+        assert_eq!(msgs.len(), 3, "{text}");
+        for (step, m) in msgs[..2].iter().enumerate() {
+            assert_eq!(m["method"], "notifications/progress");
+            assert_eq!(
+                m["params"]["progressToken"], 7,
+                "the client's own token comes back"
+            );
+            assert_eq!(m["params"]["progress"], step as i64 + 1);
+        }
+        assert_eq!(msgs[2]["id"], id);
+        assert!(msgs[2]["result"]["content"].is_array(), "{}", msgs[2]);
+    }
+    // The upstream saw a token of mws's own, a different one per request.
+    let tokens: Vec<Value> = h
+        .fake
+        .seen()
+        .iter()
+        .filter_map(|s| s.meta.as_ref()?.get("progressToken").cloned())
+        .collect();
+    assert_eq!(tokens.len(), 2);
+    assert_ne!(tokens[0], tokens[1]);
+    assert!(tokens.iter().all(|t| t != &json!(7)));
+    // A client that takes JSON only gets the plain answer.
+    let (ctype, text) = send(call(3, json!("t")), "application/json").await;
+    assert!(ctype.starts_with("application/json"), "{ctype}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["id"], 3);
+}
