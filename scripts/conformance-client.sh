@@ -33,18 +33,35 @@ for _ in $(seq $((START_TIMEOUT * 10))); do
 done
 status=0
 .venv/bin/python - "http://127.0.0.1:$port/mcp" <<'PY' || status=$?
-import os, sys
+import json, os, sys
 import anyio
 from mcp import Client
 
 SCENARIO = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+# Some scenarios name the calls they want (`toolCalls`) in a JSON context.
+CONTEXT = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
 
 async def main(url):
     async with Client(url, mode="auto") as c:
         listed = await c.list_tools()
         names = [t.name for t in listed.tools]
         print("listed through mws:", names)
-        if SCENARIO == "tools_call":
+        if CONTEXT.get("toolCalls"):
+            # Through call_tool, which forwards any catalog tool (listed or not).
+            for call in CONTEXT["toolCalls"]:
+                r = await c.call_tool("call_tool", {"name": call["name"], "arguments": call.get("arguments", {})})
+                print(call["name"], "through mws:", r.model_dump(by_alias=True, exclude_none=True))
+        elif SCENARIO == "http-invalid-tool-headers":
+            # Ask mws to call every tool the scenario server offers (found with search_tools):
+            # mws must forward the valid one and refuse those with invalid x-mcp-header annotations.
+            found = await c.call_tool("search_tools", {"query": "tool", "limit": 50})
+            text = found.content[0].text
+            names = sorted(t["name"] for t in json.loads(text).get("results", []))
+            print("search_tools found:", names)
+            for name in names:
+                r = await c.call_tool("call_tool", {"name": name, "arguments": {}})
+                print(name, "through mws:", r.model_dump(by_alias=True, exclude_none=True))
+        elif SCENARIO == "tools_call":
             # add_numbers is not in mws's working set: call_tool forwards any catalog tool.
             r = await c.call_tool("call_tool", {"name": "add_numbers", "arguments": {"a": 2, "b": 3}})
             print("tools/call through mws:", r.model_dump(by_alias=True, exclude_none=True))

@@ -137,6 +137,10 @@ CLIENT_SCENARIOS=(
   "2025-11-25 tools_call"
   "2026-07-28 tools_call"
   "2026-07-28 request-metadata"
+  "2026-07-28 http-standard-headers"
+  "2026-07-28 http-custom-headers"
+  "2026-07-28 http-invalid-tool-headers"
+  "2026-07-28 json-schema-ref-no-deref"
 )
 if [ "$mode" = client ]; then
   rm -rf "$results"
