@@ -40,6 +40,11 @@ from mcp import Client
 SCENARIO = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
 # Some scenarios name the calls they want (`toolCalls`) in a JSON context.
 CONTEXT = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+# The one tool some scenario servers offer, to be called through mws.
+SCENARIO_TOOL = {
+    "elicitation-sep1034-client-defaults": "test_client_elicitation_defaults",
+    "sse-retry": "test_reconnection",
+}
 
 async def main(url):
     async with Client(url, mode="auto") as c:
@@ -61,6 +66,10 @@ async def main(url):
             for name in names:
                 r = await c.call_tool("call_tool", {"name": name, "arguments": {}})
                 print(name, "through mws:", r.model_dump(by_alias=True, exclude_none=True))
+        elif SCENARIO in SCENARIO_TOOL:
+            name = SCENARIO_TOOL[SCENARIO]
+            r = await c.call_tool("call_tool", {"name": name, "arguments": {}})
+            print(name, "through mws:", r.model_dump(by_alias=True, exclude_none=True))
         elif SCENARIO == "tools_call":
             # add_numbers is not in mws's working set: call_tool forwards any catalog tool.
             r = await c.call_tool("call_tool", {"name": "add_numbers", "arguments": {"a": 2, "b": 3}})

@@ -135,6 +135,8 @@ wait_port() {
 # reaches its upstream with configured headers and does no OAuth of its own.
 CLIENT_SCENARIOS=(
   "2025-11-25 tools_call"
+  "2025-11-25 elicitation-sep1034-client-defaults"
+  "2025-11-25 sse-retry"
   "2026-07-28 tools_call"
   "2026-07-28 request-metadata"
   "2026-07-28 http-standard-headers"
