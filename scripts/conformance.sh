@@ -2,13 +2,17 @@
 # Runs the official MCP conformance server suites (@modelcontextprotocol/conformance 0.1.16
 # `--suite all`, and 0.2.0-alpha.12 at --spec-version 2025-11-25 and 2026-07-28) against the
 # project's fixture upstream (examples/conformance_upstream), directly or, with --through-mws,
-# through `mws serve` in front of it. Prints pass/fail counts per suite and exits non-zero when a
-# check fails that the baseline does not list, or when a baseline entry no longer fails (stale).
+# through `mws serve` in front of it. With --client it runs the client suite (0.2.0-alpha.12) with
+# mws as the client under test (scripts/conformance-client.sh puts mws in front of each scenario
+# server and drives it with the Python SDK client). Prints pass/fail counts per suite and exits
+# non-zero when a check fails that the baseline does not list, or when a baseline entry no longer
+# fails (stale).
 #
-#   scripts/conformance.sh [--through-mws] [--suite 0.1.16|2025-11-25|2026-07-28]...
+#   scripts/conformance.sh [--through-mws | --client] [--suite 0.1.16|2025-11-25|2026-07-28]...
 #
-# Baselines: tests/conformance/baseline-direct.txt and baseline-proxy.txt, one expected failure
-# per line: `<suite> <scenario> <check-id>  # why it cannot pass`. Node 22 and the suites are
+# Baselines: tests/conformance/baseline-{direct,proxy,client}.txt, one expected failure per line:
+# `<suite> <scenario> <check-id>  # why it cannot pass` (client suites are named client-<spec>).
+# Node 22 and the suites are
 # installed into tests/conformance/node_modules (pinned in tests/conformance/package.json).
 # Everything started here runs under a timeout and is killed on exit. Loopback only.
 set -euo pipefail
@@ -30,8 +34,9 @@ suites=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --through-mws) mode=proxy ;;
+    --client) mode=client ;;
     --suite) shift; suites+=("${1:?--suite needs a name}") ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "conformance.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -60,67 +65,16 @@ fi
 echo "== build"
 cargo build --quiet --example conformance_upstream
 [ "$mode" = direct ] || cargo build --quiet --bin mws
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# Waits until something accepts connections on 127.0.0.1:$1; fails showing $2's log if it does
-# not, or if process $3 exits first.
-wait_port() {
-  for _ in $(seq $((START_TIMEOUT * 10))); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-    if ! kill -0 "$3" 2>/dev/null; then
-      echo "conformance.sh: $2 exited before listening on port $1; its log:" >&2
-      cat "$tmp/$2.err" >&2
-      exit 1
-    fi
-    sleep 0.1
-  done
-  echo "conformance.sh: $2 did not listen on port $1 within ${START_TIMEOUT}s; its log:" >&2
-  cat "$tmp/$2.err" >&2
+if [ "$mode" = client ] && [ ! -x .venv/bin/python ]; then
+  echo "conformance.sh: --client needs the Python SDK in .venv; run scripts/setup-peers.sh" >&2
   exit 1
-}
-
-echo "== fixture upstream"
-fport=$(free_port)
-timeout "$LIFETIME" target/debug/examples/conformance_upstream "$fport" >"$tmp/fixture.out" 2>"$tmp/fixture.err" &
-pids+=($!)
-wait_port "$fport" fixture "${pids[-1]}"
-url="http://127.0.0.1:$fport/mcp"
-echo "fixture: $url"
-
-if [ "$mode" = proxy ]; then
-  echo "== mws serve in front of it"
-  pport=$(free_port)
-  cat >"$tmp/config.json" <<EOF
-{ "upstream": { "url": "$url" }, "listen": { "host": "127.0.0.1", "port": $pport }, "stateDir": "$tmp/state" }
-EOF
-  timeout "$LIFETIME" target/debug/mws serve --config "$tmp/config.json" --port "$pport" >"$tmp/mws.out" 2>"$tmp/mws.err" &
-  pids+=($!)
-  wait_port "$pport" mws "${pids[-1]}"
-  url="http://127.0.0.1:$pport/mcp"
-  echo "mws: $url"
 fi
 
-rm -rf "$results"
-mkdir -p "$results"
-runner_failed=()
-for s in "${suites[@]}"; do
-  echo "== suite $s against $url"
-  case "$s" in
-    0.1.16) args=("$SUITE_STABLE" server --url "$url" --suite all) ;;
-    *) args=("$SUITE_ALPHA" server --url "$url" --suite all --spec-version "$s") ;;
-  esac
-  if ! timeout "$SUITE_TIMEOUT" "$NODE" "${args[@]}" -o "$results/$s" >"$results/$s.log" 2>&1; then
-    runner_failed+=("$s")
-  fi
-  grep -E '^Total:' "$results/$s.log" || { echo "(no summary; see $results/$s.log)"; tail -5 "$results/$s.log"; }
-done
-
-echo "== compare with $(basename "$baseline")"
-verdict=0
-python3 - "$results" "$baseline" "${suites[@]}" <<'EOF' || verdict=$?
+# Compares the checks.json files under $results with $baseline for "${suites[@]}"; exits 1 on an
+# unexpected failure or a stale baseline entry.
+compare() {
+  echo "== compare with $(basename "$baseline")"
+  python3 - "$results" "$baseline" "${suites[@]}" <<'EOF'
 import json, pathlib, re, sys
 results, baseline, suites = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
 expected = {}
@@ -152,6 +106,129 @@ for k in stale:
     print(f"STALE BASELINE ENTRY (passes now; remove line {expected[k]}):", *k)
 sys.exit(1 if unexpected or stale else 0)
 EOF
+}
+compare_run() { compare || verdict=$?; }
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Waits until something accepts connections on 127.0.0.1:$1; fails showing $2's log if it does
+# not, or if process $3 exits first.
+wait_port() {
+  for _ in $(seq $((START_TIMEOUT * 10))); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    if ! kill -0 "$3" 2>/dev/null; then
+      echo "conformance.sh: $2 exited before listening on port $1; its log:" >&2
+      cat "$tmp/$2.err" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "conformance.sh: $2 did not listen on port $1 within ${START_TIMEOUT}s; its log:" >&2
+  cat "$tmp/$2.err" >&2
+  exit 1
+}
+
+# Client scenarios run one at a time (a parallel `--suite all` starts one mws per scenario at once,
+# too many for a small machine): (spec version, scenario). The auth scenarios are not run: mws
+# reaches its upstream with configured headers and does no OAuth of its own.
+CLIENT_SCENARIOS=(
+  "2025-11-25 tools_call"
+  "2025-11-25 elicitation-sep1034-client-defaults"
+  "2025-11-25 sse-retry"
+  "2026-07-28 tools_call"
+  "2026-07-28 request-metadata"
+  "2026-07-28 http-standard-headers"
+  "2026-07-28 http-custom-headers"
+  "2026-07-28 http-invalid-tool-headers"
+  "2026-07-28 json-schema-ref-no-deref"
+)
+if [ "$mode" = client ]; then
+  rm -rf "$results"
+  mkdir -p "$results"
+  suites=()
+  abnormal=0
+  for entry in "${CLIENT_SCENARIOS[@]}"; do
+    read -r spec scenario <<<"$entry"
+    s=client-$spec
+    [[ " ${suites[*]} " == *" $s "* ]] || suites+=("$s")
+    echo "== client scenario $scenario at $spec"
+    timeout "$SUITE_TIMEOUT" "$NODE" "$SUITE_ALPHA" client --command "$ROOT/scripts/conformance-client.sh" \
+      --scenario "$scenario" --spec-version "$spec" -o "$results/$s" >"$results/$s-$scenario.log" 2>&1 || true
+    if ! grep -E '^Passed: [0-9]+/[1-9]' "$results/$s-$scenario.log"; then
+      echo "conformance.sh: scenario $scenario at $spec ran no checks; see $results/$s-$scenario.log" >&2
+      tail -5 "$results/$s-$scenario.log" >&2
+      abnormal=1
+    fi
+  done
+  compare
+  echo "results: $results"
+  exit $abnormal
+fi
+
+echo "== fixture upstream"
+fport=$(free_port)
+timeout "$LIFETIME" target/debug/examples/conformance_upstream "$fport" >"$tmp/fixture.out" 2>"$tmp/fixture.err" &
+pids+=($!)
+wait_port "$fport" fixture "${pids[-1]}"
+url="http://127.0.0.1:$fport/mcp"
+echo "fixture: $url"
+
+if [ "$mode" = proxy ]; then
+  echo "== mws serve in front of it"
+  pport=$(free_port)
+  # mws lists its working set, not the whole catalog: the run's config pins every tool the fixture
+  # offers (the suites look them up in tools/list), as a user pins the tools they always want.
+  pins=$(python3 - "$url" <<'PY'
+import json, sys, urllib.request
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+names, cursor = [], None
+for _ in range(100):
+    params = {"_meta": meta, **({"cursor": cursor} if cursor else {})}
+    req = urllib.request.Request(sys.argv[1], method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"},
+        data=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}).encode())
+    text = urllib.request.urlopen(req, timeout=30).read().decode()
+    body = next((l[5:] for l in text.splitlines() if l.startswith("data:")), text)
+    result = json.loads(body)["result"]
+    names += [t["name"] for t in result["tools"]]
+    cursor = result.get("nextCursor")
+    if not cursor:
+        break
+print(json.dumps(names))
+PY
+)
+  cat >"$tmp/config.json" <<EOF
+{ "upstream": { "url": "$url" }, "listen": { "host": "127.0.0.1", "port": $pport }, "stateDir": "$tmp/state",
+  "pins": $pins }
+EOF
+  timeout "$LIFETIME" target/debug/mws serve --config "$tmp/config.json" --port "$pport" >"$tmp/mws.out" 2>"$tmp/mws.err" &
+  pids+=($!)
+  wait_port "$pport" mws "${pids[-1]}"
+  url="http://127.0.0.1:$pport/mcp"
+  echo "mws: $url"
+fi
+
+rm -rf "$results"
+mkdir -p "$results"
+runner_failed=()
+for s in "${suites[@]}"; do
+  echo "== suite $s against $url"
+  case "$s" in
+    0.1.16) args=("$SUITE_STABLE" server --url "$url" --suite all) ;;
+    *) args=("$SUITE_ALPHA" server --url "$url" --suite all --spec-version "$s") ;;
+  esac
+  if ! timeout "$SUITE_TIMEOUT" "$NODE" "${args[@]}" -o "$results/$s" >"$results/$s.log" 2>&1; then
+    runner_failed+=("$s")
+  fi
+  grep -E '^Total:' "$results/$s.log" || { echo "(no summary; see $results/$s.log)"; tail -5 "$results/$s.log"; }
+done
+
+verdict=0
+compare_run
 if [ ${#runner_failed[@]} -gt 0 ] && [ $verdict -eq 0 ]; then
   # The runner exits non-zero on any failure; only a run with no failing checks is suspicious.
   for s in "${runner_failed[@]}"; do

@@ -215,12 +215,11 @@ async fn post_mcp(
         return match st.proxy.handle(&msg, &caller).await {
             None => StatusCode::ACCEPTED.into_response(),
             Some(resp) => {
-                let not_found =
-                    resp.pointer("/error/code") == Some(&Value::from(code::METHOD_NOT_FOUND));
-                let status = if not_found {
-                    StatusCode::NOT_FOUND
-                } else {
-                    StatusCode::OK
+                let status = match resp.pointer("/error/code").and_then(Value::as_i64) {
+                    Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+                    // The spec's HTTP status for an upstream's MissingRequiredClientCapability.
+                    Some(code::MISSING_CAPABILITY) => StatusCode::BAD_REQUEST,
+                    _ => StatusCode::OK,
                 };
                 json_reply(status, &resp, sse_reply, None)
             }
@@ -285,7 +284,9 @@ async fn post_mcp(
         };
         (caller, None)
     };
-    if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
+    if new_session.is_none()
+        && let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept))
+    {
         return progress::stream(st.proxy.clone(), msg, caller, t);
     }
     match st.proxy.handle(&msg, &caller).await {

@@ -1,6 +1,9 @@
 //! An in-memory `Upstream` for tests and benchmarks: serves a given catalog, answers `tools/call`
-//! for its tools (`isError` for tools whose name contains `fail`), records what it was sent, and can
-//! be switched to "down". Not used by `mws serve`.
+//! for its tools (`isError` for tools whose name contains `fail`; -32021 for tools whose name
+//! contains `needs_sampling` unless the forwarded client capabilities declare `sampling`; two
+//! `notifications/progress` first for tools whose name contains `progress`, when the request
+//! carries a `progressToken`), records what it was sent, and can be switched to "down". Not used by
+//! `mws serve`.
 
 use std::sync::{Arc, Mutex};
 
@@ -20,12 +23,14 @@ pub struct Seen {
     pub params: Value,
     pub client: Option<String>,
     pub meta: Option<serde_json::Map<String, Value>>,
+    pub client_capabilities: Option<Value>,
 }
 
 pub struct FakeUpstream {
     state: Mutex<(Arc<Catalog>, u64, bool)>,
     seen: Mutex<Vec<Seen>>,
     changes: watch::Sender<u64>,
+    notes: tokio::sync::broadcast::Sender<Value>,
 }
 
 impl FakeUpstream {
@@ -34,6 +39,7 @@ impl FakeUpstream {
             state: Mutex::new((Arc::new(Catalog::new(tools)), 1, true)),
             seen: Mutex::new(Vec::new()),
             changes: watch::channel(1).0,
+            notes: tokio::sync::broadcast::channel(16).0,
         })
     }
 
@@ -84,6 +90,7 @@ impl Upstream for FakeUpstream {
             params: params.clone(),
             client: ctx.client.clone(),
             meta: ctx.meta.clone(),
+            client_capabilities: ctx.client_capabilities.clone(),
         });
         let (catalog, up) = {
             let s = self.state.lock().unwrap();
@@ -101,6 +108,26 @@ impl Upstream for FakeUpstream {
                         message: format!("Unknown tool: {name}"),
                         data: None,
                     });
+                }
+                let declared = ctx.client_capabilities.as_ref();
+                if name.contains("needs_sampling")
+                    && declared.and_then(|c| c.get("sampling")).is_none()
+                {
+                    return Err(UpstreamError::Rpc {
+                        code: code::MISSING_CAPABILITY,
+                        message: "Missing required client capability".into(),
+                        data: Some(json!({"requiredCapabilities": {"sampling": {}}})),
+                    });
+                }
+                if name.contains("progress")
+                    && let Some(token) = ctx.meta.as_ref().and_then(|m| m.get("progressToken"))
+                {
+                    for step in 1..=2 {
+                        let _ = self.notes.send(crate::mcp::notification(
+                            "notifications/progress",
+                            Some(json!({"progressToken": token, "progress": step, "total": 2})),
+                        ));
+                    }
                 }
                 let args = params.get("arguments").cloned().unwrap_or(json!({}));
                 let mut r = json!({"content": [{"type": "text", "text": format!("{name} ran with {args}")}]});
@@ -139,5 +166,9 @@ impl Upstream for FakeUpstream {
 
     fn changes(&self) -> watch::Receiver<u64> {
         self.changes.subscribe()
+    }
+
+    fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
+        self.notes.subscribe()
     }
 }

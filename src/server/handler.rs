@@ -155,14 +155,16 @@ impl Proxy {
         caller: &Caller,
     ) -> Result<Value, RpcError> {
         match (method, caller.era) {
-            ("initialize", _) => Ok(self.initialize_result(&params).await),
+            ("initialize", Era::Legacy) => Ok(self.initialize_result(&params).await),
             ("server/discover", _) => Ok(self.discover_result().await),
             ("ping" | "logging/setLevel", Era::Legacy) => Ok(json!({})),
-            ("ping" | "logging/setLevel" | "subscriptions/listen", Era::Modern) => Err(RpcError {
-                code: code::METHOD_NOT_FOUND,
-                message: "Method not found".into(),
-                data: Some(json!(method)),
-            }),
+            ("initialize" | "ping" | "logging/setLevel" | "subscriptions/listen", Era::Modern) => {
+                Err(RpcError {
+                    code: code::METHOD_NOT_FOUND,
+                    message: "Method not found".into(),
+                    data: Some(json!(method)),
+                })
+            }
             ("tools/list", _) => Ok(self.tools_list().await),
             ("tools/call", _) => self.tools_call(params, caller).await,
             _ => {
@@ -259,6 +261,14 @@ pub fn negotiate_legacy(requested: &str) -> &'static str {
 /// Splits a request's `params` into what goes upstream and the context: the `_meta` minus the
 /// 2026 envelope keys travels in `CallContext.meta`, the client's name in `CallContext.client`.
 pub fn split_meta(mut params: Value, caller: &Caller) -> (Value, CallContext) {
+    let client_capabilities = match caller.era {
+        Era::Modern => params
+            .get("_meta")
+            .and_then(|m| m.get(mcp::META_CLIENT_CAPABILITIES))
+            .filter(|c| c.is_object())
+            .cloned(),
+        Era::Legacy => None,
+    };
     let meta = params
         .as_object_mut()
         .and_then(|p| p.remove("_meta"))
@@ -281,6 +291,7 @@ pub fn split_meta(mut params: Value, caller: &Caller) -> (Value, CallContext) {
         CallContext {
             client: caller.client.clone(),
             meta,
+            client_capabilities,
         },
     )
 }

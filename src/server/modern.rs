@@ -52,13 +52,14 @@ fn meta(msg: &Map<String, Value>) -> Option<&Map<String, Value>> {
 }
 
 /// True when a message is served statelessly: it carries the modern envelope, or (HTTP) its
-/// `MCP-Protocol-Version` header names a modern revision. `initialize` is always legacy.
+/// `MCP-Protocol-Version` header names a modern revision. `initialize` is legacy unless it carries
+/// the modern envelope (then it is a removed method: 404 with -32601).
 pub fn is_modern(msg: &Map<String, Value>, header_version: Option<&str>) -> bool {
-    if msg.get("method").and_then(Value::as_str) == Some("initialize") {
-        return false;
-    }
     if meta(msg).is_some_and(|m| m.contains_key(META_PROTOCOL_VERSION)) {
         return true;
+    }
+    if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+        return false;
     }
     header_version
         .and_then(|h| decode_header(h).ok())
@@ -85,6 +86,18 @@ pub fn validate(
             format!("invalid params: missing params._meta[\"{META_PROTOCOL_VERSION}\"]"),
         ));
     };
+    // A header that disagrees with the body is a mismatch even when the body's version is one we
+    // do not serve (the header is what intermediaries route on).
+    if let Some(h) = headers
+        && h.protocol_version.is_some()
+    {
+        check(
+            &h.protocol_version,
+            version,
+            "MCP-Protocol-Version",
+            "protocol version",
+        )?;
+    }
     if !MODERN_VERSIONS.contains(&version) {
         return Err(RpcError {
             code: code::UNSUPPORTED_VERSION,

@@ -81,6 +81,12 @@ fn validation_cases() {
             Some(headers("1900-01-01", "tools/list", None)),
             Some(code::UNSUPPORTED_VERSION),
         ),
+        // Header and body disagree: a mismatch even though the body's version is unknown.
+        (
+            msg("server/discover", "v999.0.0", None),
+            Some(headers(v, "server/discover", None)),
+            Some(code::HEADER_MISMATCH),
+        ),
     ];
     for (i, (m, h, want)) in cases.iter().enumerate() {
         let got = validate(m, h.as_ref()).err().map(|e| e.code);
@@ -104,7 +110,12 @@ fn validation_cases() {
 #[test]
 fn classification() {
     assert!(is_modern(&msg("tools/list", MODERN_VERSION, None), None));
-    assert!(!is_modern(&msg("initialize", MODERN_VERSION, None), None));
+    // initialize with the modern envelope is a removed method, served (and refused) statelessly;
+    // a plain initialize is legacy whatever header it carries.
+    assert!(is_modern(&msg("initialize", MODERN_VERSION, None), None));
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": "2025-11-25"}});
+    assert!(!is_modern(init.as_object().unwrap(), Some(MODERN_VERSION)));
     let bare = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
     let bare = bare.as_object().unwrap();
     assert!(!is_modern(bare, None));

@@ -352,7 +352,11 @@ impl Conn {
 
     fn params(&self, n: &Negotiated, params: Value, ctx: &CallContext) -> Value {
         let env = match n.era {
-            Era::Modern => envelope(&n.version, client_info(ctx.client.as_deref()), json!({})),
+            Era::Modern => envelope(
+                &n.version,
+                client_info(ctx.client.as_deref()),
+                ctx.client_capabilities.clone().unwrap_or_else(|| json!({})),
+            ),
             Era::Legacy => Map::new(),
         };
         if env.is_empty() && ctx.meta.is_none() {

@@ -62,6 +62,9 @@ pub struct CallContext {
     pub client: Option<String>,
     /// The client's request `_meta` minus the era envelope keys (progress tokens, call ids, ...).
     pub meta: Option<Map<String, Value>>,
+    /// A 2026-07-28 client's declared `clientCapabilities`, sent on in the modern envelope so the
+    /// upstream asks (InputRequiredResult) only for what the client can answer. `None`: `{}`.
+    pub client_capabilities: Option<Value>,
 }
 
 #[derive(Debug, Clone, thiserror::Error)]

@@ -76,6 +76,7 @@ async fn rmcp_fixture_both_session_modes_negotiate_modern_and_page() {
                 )
                 .unwrap(),
             ),
+            ..Default::default()
         };
         let r = up
             .request(
@@ -122,6 +123,7 @@ async fn progress_for_a_forwarded_token_comes_back_as_notifications() {
     let ctx = CallContext {
         client: Some("claude-code".into()),
         meta: Some(serde_json::from_value(json!({"progressToken": "tok-1"})).unwrap()),
+        ..Default::default()
     };
     let r = up
         .request(
@@ -369,6 +371,7 @@ async fn modern_requests_carry_headers_envelope_and_client_name() {
             )
             .unwrap(),
         ),
+        ..Default::default()
     };
     let r = up
         .request(

@@ -1,6 +1,7 @@
 //! The proxy's downstream side end to end: a real `/mcp` listener on loopback in front of the
 //! in-memory fake upstream, driven over HTTP, stdio pipes and the Python SDK client.
 
+mod conformance;
 mod http;
 mod legacy;
 mod python;

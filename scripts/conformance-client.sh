@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The client under test for the official MCP conformance *client* suite, run by
+# scripts/conformance.sh --client: the suite starts a scenario server and runs this with its URL as
+# the last argument. We put `mws serve` in front of that server (its upstream), then drive one
+# tools/list and tools/call through mws with the Python SDK client (.venv, mcp 2.3.0), so what the
+# suite checks is mws's upstream side. Loopback only; mws is killed on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+upstream=${!#}
+# Seconds mws may live, and may take to start listening.
+LIFETIME=60
+START_TIMEOUT=20
+tmp=$(mktemp -d)
+pid=
+cleanup() {
+  [ -z "$pid" ] || kill "$pid" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cat >"$tmp/config.json" <<JSON
+{ "upstream": { "url": "$upstream" }, "listen": { "host": "127.0.0.1", "port": $port },
+  "stateDir": "$tmp/state" }
+JSON
+timeout "$LIFETIME" target/debug/mws serve --config "$tmp/config.json" --port "$port" \
+  >"$tmp/mws.out" 2>"$tmp/mws.err" &
+pid=$!
+for _ in $(seq $((START_TIMEOUT * 10))); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  kill -0 "$pid" 2>/dev/null || { cat "$tmp/mws.err" >&2; exit 1; }
+  sleep 0.1
+done
+status=0
+.venv/bin/python - "http://127.0.0.1:$port/mcp" <<'PY' || status=$?
+import json, os, sys
+import anyio
+from mcp import Client
+
+SCENARIO = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+# Some scenarios name the calls they want (`toolCalls`) in a JSON context.
+CONTEXT = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+# The one tool some scenario servers offer, to be called through mws.
+SCENARIO_TOOL = {
+    "elicitation-sep1034-client-defaults": "test_client_elicitation_defaults",
+    "sse-retry": "test_reconnection",
+}
+
+async def main(url):
+    async with Client(url, mode="auto") as c:
+        listed = await c.list_tools()
+        names = [t.name for t in listed.tools]
+        print("listed through mws:", names)
+        if CONTEXT.get("toolCalls"):
+            # Through call_tool, which forwards any catalog tool (listed or not).
+            for call in CONTEXT["toolCalls"]:
+                r = await c.call_tool("call_tool", {"name": call["name"], "arguments": call.get("arguments", {})})
+                print(call["name"], "through mws:", r.model_dump(by_alias=True, exclude_none=True))
+        elif SCENARIO == "http-invalid-tool-headers":
+            # Ask mws to call every tool the scenario server offers (found with search_tools):
+            # mws must forward the valid one and refuse those with invalid x-mcp-header annotations.
+            found = await c.call_tool("search_tools", {"query": "tool", "limit": 50})
+            text = found.content[0].text
+            names = sorted(t["name"] for t in json.loads(text).get("results", []))
+            print("search_tools found:", names)
+            for name in names:
+                r = await c.call_tool("call_tool", {"name": name, "arguments": {}})
+                print(name, "through mws:", r.model_dump(by_alias=True, exclude_none=True))
+        elif SCENARIO in SCENARIO_TOOL:
+            name = SCENARIO_TOOL[SCENARIO]
+            r = await c.call_tool("call_tool", {"name": name, "arguments": {}})
+            print(name, "through mws:", r.model_dump(by_alias=True, exclude_none=True))
+        elif SCENARIO == "tools_call":
+            # add_numbers is not in mws's working set: call_tool forwards any catalog tool.
+            r = await c.call_tool("call_tool", {"name": "add_numbers", "arguments": {"a": 2, "b": 3}})
+            print("tools/call through mws:", r.model_dump(by_alias=True, exclude_none=True))
+            if r.is_error:
+                sys.exit("add_numbers failed through mws")
+        else:
+            r = await c.call_tool("search_tools", {"query": "tool"})
+            print("search_tools:", r.model_dump(by_alias=True, exclude_none=True))
+
+anyio.run(main, sys.argv[1])
+PY
+if [ $status -ne 0 ]; then
+  echo "--- mws log" >&2
+  cat "$tmp/mws.err" >&2
+fi
+exit $status
