@@ -3,9 +3,11 @@
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
 pub mod catalog;
+pub mod doctor;
 pub mod ingest;
 pub mod log;
 pub mod promote;
+pub mod report;
 pub mod serve;
 
 use std::fs::{File, OpenOptions};

@@ -1,10 +1,127 @@
-//! `mws report`.
+//! `mws report`: read the clock once, ask the upstream (short budget, else `catalog.json`), read
+//! the figures from the store, print tables or JSON. Glue: the figures are `report::compute`.
 
+use std::collections::HashSet;
+use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use super::{CmdResult, not_built};
-use crate::cli::ReportArgs;
+use time::OffsetDateTime;
 
-pub fn run(_config: Option<&Path>, _args: ReportArgs) -> CmdResult {
-    not_built("report")
+use super::{CmdResult, UsageError, load_config};
+use crate::catalog::Catalog;
+use crate::cli::ReportArgs;
+use crate::config::Config;
+use crate::report::render::{self, Style};
+use crate::report::{self, Inputs, Report, Tokenizer, TokenizerKind, UpstreamInfo, Window};
+use crate::server::listing::listed_tools;
+use crate::store::Store;
+use crate::{clock, probe};
+
+pub fn run(config: Option<&Path>, args: ReportArgs) -> CmdResult {
+    let window = Window::parse(&args.since).map_err(UsageError)?;
+    let kind: TokenizerKind = args.tokenizer.parse().map_err(UsageError)?;
+    let loaded = load_config(config)?;
+    let config = &loaded.config;
+    let now = clock::now();
+    // `{e}`, not a context chain: StoreError's message already holds its source's text.
+    let store = Store::open(&config.db_path()).map_err(|e| {
+        anyhow::anyhow!("cannot open the database (`mws doctor` says how to fix it): {e}")
+    })?;
+    let p = probe::probe_blocking(config, probe::budget(config))?;
+    if let Some(e) = &p.catalog_file_error {
+        tracing::warn!("{e}");
+    }
+    let upstream = upstream_info(config, &p);
+    let report = gather(
+        &store,
+        config,
+        &p.catalog,
+        &upstream,
+        now,
+        &window,
+        &Tokenizer::load(kind),
+    )?;
+    let out = if args.json {
+        json(&report)
+    } else {
+        let tty = std::io::stdout().is_terminal();
+        let color = tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        render::text(&report, Style { width: None, color })
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(0)
+}
+
+/// The report as pretty JSON with a trailing newline.
+pub fn json(report: &Report) -> String {
+    let mut s = serde_json::to_string_pretty(report).expect("the report always serializes");
+    s.push('\n');
+    s
+}
+
+/// What the probe found, in the report's terms.
+pub fn upstream_info(config: &Config, p: &probe::Probe) -> UpstreamInfo {
+    let info = p.status.server_info.as_ref();
+    let field = |k: &str| {
+        info.and_then(|i| i.get(k))
+            .and_then(|v| v.as_str())
+            .map(str::to_string)
+    };
+    UpstreamInfo {
+        target: probe::target(config),
+        reachable: p.status.reachable,
+        era: p.status.era.map(|e| e.as_str().to_string()),
+        protocol_version: p.status.protocol_version.clone(),
+        server_name: field("name"),
+        server_version: field("version"),
+        error: p.status.last_error.clone(),
+        catalog_source: p.catalog_source.to_string(),
+    }
+}
+
+/// Reads every figure from `store` for the window ending at `now` and computes the report.
+pub fn gather(
+    store: &Store,
+    config: &Config,
+    catalog: &Catalog,
+    upstream: &UpstreamInfo,
+    now: OffsetDateTime,
+    window: &Window,
+    tokenizer: &Tokenizer,
+) -> anyhow::Result<Report> {
+    let span = window.span(now);
+    let working_set = store.report_working_set()?;
+    let names: Vec<String> = working_set.iter().map(|w| w.tool.clone()).collect();
+    let listed = listed_tools(catalog, &names, config);
+    let intervals = report::hit_rate::listed_intervals(
+        &store.report_transitions()?,
+        &working_set,
+        &config.pins,
+        &span,
+    );
+    let mut agg = report::aggregate::Aggregate::new(&intervals);
+    store.report_scan_calls(&span, |c| agg.add(c))?;
+    let scan = agg.finish();
+    let mut wanted: HashSet<&str> = scan.tools.iter().map(|u| u.tool.as_str()).collect();
+    wanted.extend(names.iter().map(String::as_str));
+    let wanted: Vec<&str> = wanted.into_iter().collect();
+    let last_success = store.report_last_success(&wanted)?;
+    Ok(report::compute(&Inputs {
+        now,
+        window,
+        tokenizer,
+        catalog,
+        listed: &listed,
+        pins: &config.pins,
+        working_set: &working_set,
+        usage: &scan.tools,
+        last_success: &last_success,
+        clients: &scan.clients,
+        sessions: scan.sessions,
+        searches: &store.report_searches(&span)?,
+        hits: scan.hits,
+        upstream,
+    }))
 }

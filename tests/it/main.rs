@@ -3,6 +3,8 @@
 
 mod cli;
 mod demo;
+mod doctor;
+mod report;
 mod server;
 
 mod history;

@@ -1,0 +1,395 @@
+//! The report as text: a few lines and comfy-table tables, fitted to a width. Colour only when
+//! asked (the command asks on a terminal). Pure: the caller decides width and colour.
+
+use std::fmt::Write as _;
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{Cell, CellAlignment, Color, ContentArrangement, Table};
+use time::OffsetDateTime;
+
+use super::{ListedTool, Report, ToolOut};
+use crate::clock;
+
+/// How to draw.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    /// Fit tables to this many columns; `None` lets comfy-table use the terminal's width when
+    /// `color` is on (a terminal), else no limit.
+    pub width: Option<u16>,
+    /// Colour cells (only on a terminal).
+    pub color: bool,
+}
+
+/// The whole report as text.
+pub fn text(r: &Report, style: Style) -> String {
+    let now = clock::parse(&r.generated_at).unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "mws report · last {} ({} → {}) · tokens: {}",
+        r.window.label,
+        short_time(&r.window.since),
+        short_time(&r.window.until),
+        r.tokenizer
+    );
+    let _ = writeln!(out, "{}", upstream_line(r));
+
+    out.push_str("\nWhat a client is sent with every request\n");
+    out.push_str(&sizes_table(r, style));
+
+    let h = &r.hit_rate;
+    out.push_str("\nWorking-set hit rate: ");
+    match h.rate {
+        Some(rate) => {
+            let _ = writeln!(
+                out,
+                "{} of successful calls went to a tool listed at the time\n  ({} of {}; {} via call_tool, {} direct to a tool not listed then)",
+                pct(rate),
+                num(h.hits),
+                num(h.ok_calls),
+                num(h.via_call_tool),
+                num(h.unlisted_direct)
+            );
+        }
+        None => out.push_str("no successful calls in the window\n"),
+    }
+
+    let shown = r.listed.iter().filter(|t| t.position.is_some()).count();
+    let _ = writeln!(out, "\nListed now ({shown} tools)");
+    out.push_str(&listed_table(&r.listed, now, style));
+
+    out.push_str("\nPromotion candidates: unlisted tools called in the window\n");
+    if r.candidates.is_empty() {
+        out.push_str("  none\n");
+    } else {
+        out.push_str(&candidates_table(&r.candidates, now, style));
+        let more = r.tools.iter().filter(|t| !t.listed).count() - r.candidates.len();
+        if more > 0 {
+            let _ = writeln!(out, "  … and {more} more (--json lists every tool)");
+        }
+    }
+
+    let s = &r.searches;
+    out.push_str("\nSearches\n");
+    if s.count == 0 {
+        out.push_str("  none in the window\n");
+    } else {
+        let mut t = table(style);
+        t.set_header(cells(&[
+            "searches",
+            "zero results",
+            "avg reply",
+            "largest reply",
+            "by mode",
+        ]));
+        let modes: Vec<String> = s
+            .by_mode
+            .iter()
+            .map(|(m, n)| format!("{m} {}", num(n.as_u64().unwrap_or(0))))
+            .collect();
+        t.add_row(vec![
+            right(num(s.count)),
+            right(format!(
+                "{} ({})",
+                num(s.zero_results),
+                s.zero_result_share.map(pct).unwrap_or_default()
+            )),
+            right(s.avg_reply_bytes.map(bytes).unwrap_or_default()),
+            right(bytes(s.max_reply_bytes)),
+            Cell::new(modes.join(", ")),
+        ]);
+        let _ = writeln!(out, "{t}");
+    }
+
+    let c = &r.calls;
+    let _ = writeln!(
+        out,
+        "\nCalls in the window: {} ({} errors) in {} sessions; direct {}, call_tool {}, from transcripts {}",
+        num(c.total),
+        num(c.errors),
+        num(c.sessions),
+        num(c.via.direct),
+        num(c.via.call_tool),
+        num(c.via.transcript)
+    );
+    if !r.clients.is_empty() {
+        let mut t = table(style);
+        t.set_header(cells(&["client", "calls", "errors", "sessions"]));
+        for cl in &r.clients {
+            t.add_row(vec![
+                Cell::new(cl.client.as_deref().unwrap_or("(unknown)")),
+                right(num(cl.calls)),
+                right(num(cl.errors)),
+                right(num(cl.sessions)),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    out
+}
+
+fn upstream_line(r: &Report) -> String {
+    let u = &r.upstream;
+    let mut parts = vec![format!("upstream {}", u.target)];
+    if u.reachable {
+        parts.push("reachable".into());
+        if let Some(era) = &u.era {
+            parts.push(era.clone());
+        }
+        if let Some(name) = &u.server_name {
+            parts.push(match &u.server_version {
+                Some(v) => format!("{name} {v}"),
+                None => name.clone(),
+            });
+        }
+    } else {
+        parts.push(match &u.error {
+            Some(e) => format!("not reachable ({e})"),
+            None => "not reachable".into(),
+        });
+    }
+    parts.push(match u.catalog_source.as_str() {
+        "none" => "no catalog (nothing live, no catalog.json): sizes are unknown".into(),
+        "catalog.json" => "catalog: catalog.json (the last good list)".into(),
+        other => format!("catalog: {other}"),
+    });
+    parts.join(" · ")
+}
+
+fn sizes_table(r: &Report, style: Style) -> String {
+    let z = &r.sizes;
+    let known = r.upstream.catalog_source != "none";
+    let b = |n: usize| if known { bytes(n as u64) } else { "-".into() };
+    let k = |n: usize| if known { num(n as u64) } else { "-".into() };
+    let mut t = table(style);
+    t.set_header(cells(&["", "tools", "bytes", "tokens"]));
+    t.add_row(vec![
+        Cell::new("upstream catalog"),
+        right(k(z.upstream.tools)),
+        right(b(z.upstream.bytes)),
+        right(k(z.upstream.tokens)),
+    ]);
+    t.add_row(vec![
+        Cell::new("listed now"),
+        right(num(z.listed.tools as u64)),
+        right(bytes(z.listed.bytes as u64)),
+        right(num(z.listed.tokens as u64)),
+    ]);
+    let share = z
+        .saved_token_share
+        .map(|s| format!(" ({})", pct(s)))
+        .unwrap_or_default();
+    let mut saved = right(format!("{}{share}", k(z.saved.tokens)));
+    if style.color {
+        saved = saved.fg(Color::Green);
+    }
+    t.add_row(vec![
+        Cell::new("saved per request"),
+        right(k(z.saved.tools)),
+        right(b(z.saved.bytes)),
+        saved,
+    ]);
+    t.add_row(vec![
+        Cell::new("largest search reply"),
+        Cell::new(""),
+        right(bytes(z.largest_search_reply_bytes)),
+        right("(text not kept)"),
+    ]);
+    format!("{t}\n")
+}
+
+fn listed_table(listed: &[ListedTool], now: OffsetDateTime, style: Style) -> String {
+    if listed.is_empty() {
+        return "  nothing: run `mws promote`, or add `pins` to the config\n".into();
+    }
+    let mut t = table(style);
+    t.set_header(cells(&[
+        "#", "tool", "why", "since", "tokens", "calls", "errors", "sessions", "last ok",
+    ]));
+    for l in listed {
+        let mut why = Cell::new(match l.position {
+            None => format!("{} (gone upstream)", l.reason),
+            Some(_) => l.reason.clone(),
+        });
+        if l.position.is_none() && style.color {
+            why = why.fg(Color::Yellow);
+        }
+        // The meta-tools' use is in the search and call_tool figures, not here.
+        let meta = l.reason == "meta-tool";
+        let usage = |n: u64| right(if meta { "-".into() } else { num(n) });
+        t.add_row(vec![
+            right(
+                l.position
+                    .map(|p| p.to_string())
+                    .unwrap_or_else(|| "-".into()),
+            ),
+            Cell::new(&l.name),
+            why,
+            Cell::new(l.since.as_deref().map(short_date).unwrap_or_default()),
+            right(if l.position.is_some() {
+                num(l.tokens as u64)
+            } else {
+                "-".into()
+            }),
+            usage(l.usage.calls),
+            usage(l.usage.errors),
+            usage(l.usage.ok_sessions),
+            right(if meta {
+                "-".into()
+            } else {
+                ago(l.usage.last_success.as_deref(), now)
+            }),
+        ]);
+    }
+    format!("{t}\n")
+}
+
+fn candidates_table(tools: &[ToolOut], now: OffsetDateTime, style: Style) -> String {
+    let mut t = table(style);
+    t.set_header(cells(&[
+        "tool",
+        "calls",
+        "errors",
+        "sessions",
+        "via call_tool",
+        "last ok",
+    ]));
+    for c in tools {
+        let name = if c.in_catalog {
+            c.name.clone()
+        } else {
+            format!("{} (not in catalog)", c.name)
+        };
+        t.add_row(vec![
+            Cell::new(name),
+            right(num(c.usage.calls)),
+            right(num(c.usage.errors)),
+            right(num(c.usage.ok_sessions)),
+            right(num(c.usage.via.call_tool)),
+            right(ago(c.usage.last_success.as_deref(), now)),
+        ]);
+    }
+    format!("{t}\n")
+}
+
+fn table(style: Style) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
+    if !style.color {
+        t.force_no_tty();
+    }
+    if let Some(w) = style.width {
+        t.set_width(w);
+    }
+    t
+}
+
+fn cells(names: &[&str]) -> Vec<Cell> {
+    names.iter().copied().map(Cell::new).collect()
+}
+
+fn right(s: impl ToString) -> Cell {
+    Cell::new(s.to_string()).set_alignment(CellAlignment::Right)
+}
+
+/// `1234567` → `1,234,567`.
+pub fn num(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// `529113` → `516.7 KB` (1 KB = 1024 bytes).
+pub fn bytes(n: u64) -> String {
+    const KB: f64 = 1024.0;
+    let f = n as f64;
+    if f < KB {
+        format!("{n} B")
+    } else if f < KB * KB {
+        format!("{:.1} KB", f / KB)
+    } else {
+        format!("{:.1} MB", f / KB / KB)
+    }
+}
+
+/// `0.8734` → `87.3%`.
+pub fn pct(share: f64) -> String {
+    format!("{:.1}%", share * 100.0)
+}
+
+/// How long before `now`: `5m ago`, `3h ago`, `2d ago`; `never` for none.
+fn ago(ts: Option<&str>, now: OffsetDateTime) -> String {
+    let Some(t) = ts.and_then(clock::parse) else {
+        return "never".into();
+    };
+    let d = now - t;
+    if d.is_negative() {
+        short_time(ts.unwrap_or(""))
+    } else if d.whole_minutes() < 1 {
+        "just now".into()
+    } else if d.whole_hours() < 1 {
+        format!("{}m ago", d.whole_minutes())
+    } else if d.whole_days() < 1 {
+        format!("{}h ago", d.whole_hours())
+    } else {
+        format!("{}d ago", d.whole_days())
+    }
+}
+
+/// `2026-11-29T21:58:06.123Z` → `2026-11-29 21:58`.
+fn short_time(ts: &str) -> String {
+    if ts.len() >= 16 {
+        format!("{} {}", &ts[..10], &ts[11..16])
+    } else {
+        ts.to_string()
+    }
+}
+
+/// `2026-11-29T21:58:06.123Z` → `2026-11-29`.
+fn short_date(ts: &str) -> String {
+    ts.get(..10).unwrap_or(ts).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_formats() {
+        for (n, want) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (1234567, "1,234,567"),
+        ] {
+            assert_eq!(num(n), want);
+        }
+        for (n, want) in [
+            (900, "900 B"),
+            (1024, "1.0 KB"),
+            (529_113, "516.7 KB"),
+            (3 << 20, "3.0 MB"),
+        ] {
+            assert_eq!(bytes(n), want);
+        }
+        assert_eq!(pct(0.8734), "87.3%");
+        let now = clock::parse("2026-11-29T12:00:00Z").unwrap();
+        for (ts, want) in [
+            (None, "never"),
+            (Some("2026-11-29T11:59:30.000Z"), "just now"),
+            (Some("2026-11-29T11:15:00.000Z"), "45m ago"),
+            (Some("2026-11-29T02:00:00.000Z"), "10h ago"),
+            (Some("2026-11-26T12:00:00.000Z"), "3d ago"),
+            (Some("2026-11-30T12:00:00.000Z"), "2026-11-30 12:00"),
+        ] {
+            assert_eq!(ago(ts, now), want, "{ts:?}");
+        }
+    }
+}

@@ -1,0 +1,400 @@
+//! The SQL behind `mws report`: each query returns plain rows for `report.rs` to turn into
+//! figures. Read-only, except `seed_*`, which writes generated histories for tests and benchmarks.
+//! Must not decide anything (what counts as a hit, what is a candidate): that is `report.rs`.
+
+use std::collections::HashMap;
+
+use rusqlite::{OptionalExtension, params};
+
+use super::{CallRecord, SearchRecord, Store, StoreError};
+
+/// A row of `working_set`, in listing order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkingSetRow {
+    pub tool: String,
+    pub position: i64,
+    pub reason: String,
+    pub since: String,
+    pub sessions: Option<i64>,
+    pub calls: Option<i64>,
+    pub last_success: Option<String>,
+}
+
+/// One tool's calls in the window.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolUsageRow {
+    pub tool: String,
+    pub calls: u64,
+    pub ok: u64,
+    /// Distinct sessions with any call.
+    pub sessions: u64,
+    /// Distinct sessions with a successful call (what promotion counts).
+    pub ok_sessions: u64,
+    pub last_call: Option<String>,
+    pub direct: u64,
+    pub call_tool: u64,
+    pub transcript: u64,
+    /// Successful calls not made through `call_tool`.
+    pub ok_not_call_tool: u64,
+}
+
+/// One client's calls in the window (`client` is `None` when nobody said who they were).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClientRow {
+    pub client: Option<String>,
+    pub calls: u64,
+    pub ok: u64,
+    pub sessions: u64,
+}
+
+/// Searches in the window.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SearchRow {
+    pub count: u64,
+    pub zero_results: u64,
+    pub total_reply_bytes: u64,
+    pub max_reply_bytes: u64,
+    /// `(mode, count)`, most used first.
+    pub by_mode: Vec<(String, u64)>,
+}
+
+/// One tool's fate in one promotion run, with the run's time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransitionRow {
+    pub run_id: i64,
+    pub run_ts: String,
+    pub tool: String,
+    pub before: bool,
+    pub after: bool,
+}
+
+/// A span of time during which one tool was listed: `[from, to)`, `to = None` meaning still
+/// listed. Timestamps in the stored form, so text order is time order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interval {
+    pub tool: String,
+    pub from: String,
+    pub to: Option<String>,
+}
+
+/// One call as `report_scan_calls` hands it over: borrowed, valid inside the callback only.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallRef<'a> {
+    pub ts: &'a str,
+    pub tool: &'a str,
+    pub session_id: &'a str,
+    pub client: Option<&'a str>,
+    pub via: &'a str,
+    pub ok: bool,
+}
+
+/// Everything a call filter needs: `[since, until]`, both in the stored form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub since: String,
+    pub until: String,
+}
+
+/// A text column, borrowed from the row.
+fn text<'r>(r: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+    r.get_ref(i)?.as_str().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, e.into())
+    })
+}
+
+/// A count column: SQLite integers are `i64`; counts are never negative.
+fn n(r: &rusqlite::Row, i: usize) -> rusqlite::Result<u64> {
+    Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0).max(0) as u64)
+}
+
+impl Store {
+    /// The current working set in listing order.
+    pub fn report_working_set(&self) -> Result<Vec<WorkingSetRow>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT tool, position, reason, since, sessions, calls, last_success
+             FROM working_set ORDER BY position, tool",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(WorkingSetRow {
+                tool: r.get(0)?,
+                position: r.get(1)?,
+                reason: r.get(2)?,
+                since: r.get(3)?,
+                sessions: r.get(4)?,
+                calls: r.get(5)?,
+                last_success: r.get(6)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Calls per tool in the window, as SQL aggregates. The report uses the one-pass
+    /// `report::aggregate` instead (several times faster on a million calls); this is the
+    /// reference it is tested against.
+    pub fn report_tool_usage(&self, span: &Span) -> Result<Vec<ToolUsageRow>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT tool, COUNT(*), SUM(ok),
+                    COUNT(DISTINCT session_id),
+                    COUNT(DISTINCT CASE WHEN ok = 1 THEN session_id END),
+                    MAX(ts),
+                    SUM(via = 'direct'), SUM(via = 'call_tool'), SUM(via LIKE 'transcript:%'),
+                    SUM(ok = 1 AND via <> 'call_tool')
+             FROM calls WHERE ts >= ?1 AND ts <= ?2
+             GROUP BY tool",
+        )?;
+        let rows = st.query_map(params![span.since, span.until], |r| {
+            Ok(ToolUsageRow {
+                tool: r.get(0)?,
+                calls: n(r, 1)?,
+                ok: n(r, 2)?,
+                sessions: n(r, 3)?,
+                ok_sessions: n(r, 4)?,
+                last_call: r.get(5)?,
+                direct: n(r, 6)?,
+                call_tool: n(r, 7)?,
+                transcript: n(r, 8)?,
+                ok_not_call_tool: n(r, 9)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Hands every call in the window to `f`, without copying its text. One scan of the window;
+    /// `report::aggregate` turns it into every per-tool and per-client figure.
+    pub fn report_scan_calls(
+        &self,
+        span: &Span,
+        mut f: impl FnMut(&CallRef<'_>),
+    ) -> Result<(), StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT ts, tool, session_id, client, via, ok FROM calls WHERE ts >= ?1 AND ts <= ?2",
+        )?;
+        let mut rows = st.query(params![span.since, span.until])?;
+        while let Some(r) = rows.next()? {
+            let client = match r.get_ref(3)? {
+                rusqlite::types::ValueRef::Null => None,
+                _ => Some(text(r, 3)?),
+            };
+            f(&CallRef {
+                ts: text(r, 0)?,
+                tool: text(r, 1)?,
+                session_id: text(r, 2)?,
+                client,
+                via: text(r, 4)?,
+                ok: r.get::<_, i64>(5)? != 0,
+            });
+        }
+        Ok(())
+    }
+
+    /// The last successful call of each named tool, at any time (`None` if it never succeeded).
+    /// One index walk per tool, newest first, so it stays cheap on a long history.
+    pub fn report_last_success(
+        &self,
+        tools: &[&str],
+    ) -> Result<HashMap<String, String>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT ts FROM calls WHERE tool = ?1 AND ok = 1 ORDER BY ts DESC LIMIT 1",
+        )?;
+        let mut out = HashMap::new();
+        for &t in tools {
+            if let Some(ts) = st.query_row([t], |r| r.get::<_, String>(0)).optional()? {
+                out.insert(t.to_string(), ts);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Calls per client in the window, most calls first.
+    pub fn report_clients(&self, span: &Span) -> Result<Vec<ClientRow>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT client, COUNT(*), SUM(ok), COUNT(DISTINCT session_id)
+             FROM calls WHERE ts >= ?1 AND ts <= ?2
+             GROUP BY client ORDER BY COUNT(*) DESC, client",
+        )?;
+        let rows = st.query_map(params![span.since, span.until], |r| {
+            Ok(ClientRow {
+                client: r.get(0)?,
+                calls: n(r, 1)?,
+                ok: n(r, 2)?,
+                sessions: n(r, 3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Distinct sessions with a call in the window.
+    pub fn report_sessions(&self, span: &Span) -> Result<u64, StoreError> {
+        Ok(self.conn.query_row(
+            "SELECT COUNT(DISTINCT session_id) FROM calls WHERE ts >= ?1 AND ts <= ?2",
+            params![span.since, span.until],
+            |r| n(r, 0),
+        )?)
+    }
+
+    /// Search figures in the window.
+    pub fn report_searches(&self, span: &Span) -> Result<SearchRow, StoreError> {
+        let mut row = self.conn.query_row(
+            "SELECT COUNT(*), COALESCE(SUM(result_count = 0), 0),
+                    COALESCE(SUM(reply_bytes), 0), COALESCE(MAX(reply_bytes), 0)
+             FROM searches WHERE ts >= ?1 AND ts <= ?2",
+            params![span.since, span.until],
+            |r| {
+                Ok(SearchRow {
+                    count: n(r, 0)?,
+                    zero_results: n(r, 1)?,
+                    total_reply_bytes: n(r, 2)?,
+                    max_reply_bytes: n(r, 3)?,
+                    by_mode: Vec::new(),
+                })
+            },
+        )?;
+        let mut st = self.conn.prepare(
+            "SELECT mode, COUNT(*) FROM searches WHERE ts >= ?1 AND ts <= ?2
+             GROUP BY mode ORDER BY COUNT(*) DESC, mode",
+        )?;
+        row.by_mode = st
+            .query_map(params![span.since, span.until], |r| {
+                Ok((r.get(0)?, n(r, 1)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        Ok(row)
+    }
+
+    /// The whole promotion transition log, oldest run first.
+    pub fn report_transitions(&self) -> Result<Vec<TransitionRow>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT t.run_id, r.ts, t.tool, t.before, t.after
+             FROM transitions t JOIN promotion_runs r ON r.id = t.run_id
+             ORDER BY r.ts, r.id, t.tool",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(TransitionRow {
+                run_id: r.get(0)?,
+                run_ts: r.get(1)?,
+                tool: r.get(2)?,
+                before: r.get(3)?,
+                after: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Successful calls not made through `call_tool` that fall inside one of `intervals` and the
+    /// window. Each interval is one walk of the `(tool, ts)` index.
+    pub fn report_calls_in_intervals(
+        &self,
+        intervals: &[Interval],
+        span: &Span,
+    ) -> Result<u64, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT COUNT(*) FROM calls
+             WHERE tool = ?1 AND ts >= max(?2, ?4) AND (?3 IS NULL OR ts < ?3) AND ts <= ?5
+               AND ok = 1 AND via <> 'call_tool'",
+        )?;
+        let mut total = 0u64;
+        for i in intervals {
+            total += st.query_row(params![i.tool, i.from, i.to, span.since, span.until], |r| {
+                n(r, 0)
+            })?;
+        }
+        Ok(total)
+    }
+}
+
+/// One row of a generated promotion history, for `seed_history`.
+#[derive(Debug, Clone)]
+pub struct SeedRun {
+    pub ts: String,
+    /// `(tool, before, after, action, reason)`.
+    pub transitions: Vec<(String, bool, bool, String, String)>,
+}
+
+impl Store {
+    /// Writes a generated history in one transaction: calls (with their sessions), searches,
+    /// promotion runs with their transitions, and the working set after the last run. For tests
+    /// and benchmarks; the product writes these through the log writer and `promote`.
+    pub fn seed_history(
+        &mut self,
+        calls: &[CallRecord],
+        searches: &[SearchRecord],
+        runs: &[SeedRun],
+        working_set: &[WorkingSetRow],
+    ) -> Result<(), StoreError> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut session = tx.prepare_cached(
+                "INSERT INTO sessions (id, source, client, first_seen, last_seen)
+                 VALUES (?1, ?2, ?3, ?4, ?4)
+                 ON CONFLICT (id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)",
+            )?;
+            let mut call = tx.prepare_cached(
+                "INSERT INTO calls (ts, session_id, tool, via, ok, error_kind, ms, client,
+                                    client_call_id, source_key)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )?;
+            let mut last_session = String::new();
+            for c in calls {
+                if c.session_id != last_session {
+                    let source = if c.via.starts_with("transcript:") {
+                        c.via.as_str()
+                    } else {
+                        "proxy"
+                    };
+                    session.execute(params![c.session_id, source, c.client, c.ts])?;
+                    last_session.clone_from(&c.session_id);
+                }
+                call.execute(params![
+                    c.ts,
+                    c.session_id,
+                    c.tool,
+                    c.via,
+                    c.ok,
+                    c.error_kind,
+                    c.ms,
+                    c.client,
+                    c.client_call_id,
+                    c.source_key
+                ])?;
+            }
+            for s in searches {
+                super::log::insert_search(&tx, s)?;
+            }
+            let mut run = tx.prepare_cached(
+                "INSERT INTO promotion_runs (ts, catalog_source, listed, promoted, demoted, dropped)
+                 VALUES (?1, 'live', ?2, ?3, ?4, 0)",
+            )?;
+            let mut transition = tx.prepare_cached(
+                "INSERT INTO transitions (run_id, tool, before, after, action, reason)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?;
+            for r in runs {
+                let listed = r.transitions.iter().filter(|t| t.2).count() as i64;
+                let promoted = r.transitions.iter().filter(|t| !t.1 && t.2).count() as i64;
+                let demoted = r.transitions.iter().filter(|t| t.1 && !t.2).count() as i64;
+                run.execute(params![r.ts, listed, promoted, demoted])?;
+                let id = tx.last_insert_rowid();
+                for (tool, before, after, action, reason) in &r.transitions {
+                    transition.execute(params![id, tool, before, after, action, reason])?;
+                }
+            }
+            let mut ws = tx.prepare_cached(
+                "INSERT INTO working_set (tool, position, reason, since, sessions, calls, last_success)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            for w in working_set {
+                ws.execute(params![
+                    w.tool,
+                    w.position,
+                    w.reason,
+                    w.since,
+                    w.sessions,
+                    w.calls,
+                    w.last_success
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
