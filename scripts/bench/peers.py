@@ -229,7 +229,7 @@ def dump(name, kind, tools):
 def tokens():
     files = [os.path.join(WORK, f) for f in sorted(os.listdir(WORK)) if f.startswith("list-")]
     out = subprocess.run([TOKENS] + files, check=True, capture_output=True, text=True).stdout
-    return {os.path.basename(p)[5:-5]: int(n) for n, p in (line.split("\t") for line in out.splitlines())}
+    return {os.path.basename(p)[5:-5]: int(n) for n, _, p in (line.split("\t") for line in out.splitlines())}
 
 
 def report(results):
