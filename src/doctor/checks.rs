@@ -36,6 +36,21 @@ pub fn config(flag: Option<&Path>) -> (Check, Option<Loaded>) {
             ),
             Some(l),
         ),
+        Err(ConfigError::At {
+            line,
+            column,
+            message,
+            ..
+        }) => (
+            Check::fail(
+                "config",
+                format!("{p}:{line}:{column}: not valid: {message}"),
+                format!(
+                    "edit {p} where the message points (`mws init --force` rewrites it with the defaults)"
+                ),
+            ),
+            None,
+        ),
         Err(ConfigError::Invalid { message, .. }) => (
             Check::fail(
                 "config",

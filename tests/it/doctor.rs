@@ -119,7 +119,7 @@ fn invalid_config_fails_and_names_the_field() {
         &out,
         &[
             format!(
-                "FAIL config {p} is not valid: unknown field `prot`, expected `host` or `port` at line 1 column 65"
+                "FAIL config {p}:1:65: not valid: `listen.prot`: unknown field, expected one of `host`, `port`"
             ),
             format!(
                 "fix: edit {p} where the message points (`mws init --force` rewrites it with the defaults)"

@@ -5,6 +5,7 @@ mod cli;
 mod demo;
 mod doctor;
 mod report;
+mod e2e;
 mod server;
 
 mod history;

@@ -477,7 +477,7 @@ fn command_prints_json_and_refuses_bad_flags() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.starts_with(&format!(
-            "mws: {}: invalid type: integer `3`",
+            "mws: {}:1:14: `stateDir`: expected path string, found integer `3`",
             bad.display()
         )),
         "{err}"
