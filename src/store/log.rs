@@ -14,6 +14,11 @@ use super::{Store, StoreError};
 /// write lock held against ingest and promote.
 pub const MAX_BATCH: usize = 512;
 
+/// How long the writer keeps collecting after the first record of a batch. One transaction per
+/// window instead of one per call keeps SQLite's commit work off the cores the proxy answers on;
+/// raising it means fewer commits but rows that reach the database later.
+pub const BATCH_WINDOW: Duration = Duration::from_millis(20);
+
 /// One tool call as the proxy saw it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallRecord {
@@ -89,12 +94,20 @@ impl LogSink {
 fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>) {
     let mut store: Option<Store> = None;
     while let Ok(first) = rx.recv() {
+        let deadline = std::time::Instant::now() + BATCH_WINDOW;
+        let mut flushing = matches!(first, LogEvent::Flush(_));
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(e) => batch.push(e),
-                Err(_) => break,
-            }
+            // A flush ends the window: whoever waits on it wants the rows now.
+            let next = if flushing {
+                rx.try_recv().ok()
+            } else {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                rx.recv_timeout(left).ok()
+            };
+            let Some(e) = next else { break };
+            flushing |= matches!(e, LogEvent::Flush(_));
+            batch.push(e);
         }
         let mut flushes = Vec::new();
         let mut records = Vec::with_capacity(batch.len());
