@@ -3,6 +3,7 @@
 
 mod cli;
 mod demo;
+mod faults;
 mod server;
 
 mod history;
