@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Bounded fuzzing of the fuzz/ targets with cargo fuzz (libFuzzer): each target runs for
-# FUZZ_SECONDS (default 40) from its seed corpus in fuzz/seeds/<target>, then the regression inputs
+# FUZZ_SECONDS (default 30) from its seed corpus in fuzz/seeds/<target>, then the regression inputs
 # in fuzz/regressions/<target> are replayed. Fails on any crash; a crash's input is left in
 # fuzz/artifacts/<target>/ and belongs in fuzz/regressions/<target>/ once fixed.
 #
@@ -8,7 +8,7 @@
 #   FUZZ_SECONDS=600 bash scripts/fuzz.sh sse
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${FUZZ_SECONDS:-40}"
+seconds="${FUZZ_SECONDS:-30}"
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(http_request header_value sse claude_code codex)
 

@@ -12,6 +12,13 @@ fuzz_target!(|s: &str| {
     let b = decode_header(s).ok();
     assert_eq!(a, b, "the two decoders disagree on {s:?}");
     let encoded = encode_header_value(s);
-    assert!(encoded.bytes().all(|c| (0x20..0x7f).contains(&c)), "{encoded:?}");
-    assert_eq!(decode_header_value(&encoded).as_deref(), Some(s), "round trip of {s:?}");
+    assert!(
+        encoded.bytes().all(|c| (0x20..0x7f).contains(&c)),
+        "{encoded:?}"
+    );
+    assert_eq!(
+        decode_header_value(&encoded).as_deref(),
+        Some(s),
+        "round trip of {s:?}"
+    );
 });
