@@ -45,7 +45,7 @@ for t in "${targets[@]}"; do
     grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb)' "$log" || true
     if [ -d "fuzz/regressions/$t" ]; then
         echo "== replay fuzz/regressions/$t"
-        "${fuzz[@]}" run -s none "$t" fuzz/regressions/$t/* -- -runs=0
+        "${fuzz[@]}" run -s none "$t" fuzz/regressions/$t/*
     fi
 done
 echo "fuzz: ${#targets[@]} target(s) ran ${seconds}s each without a crash"
