@@ -43,7 +43,8 @@ pub struct Codex<'a> {
 
 /// The thread id in a rollout file name `rollout-<time>-<uuid>`, else the whole stem.
 pub fn stem_id(stem: &str) -> String {
-    let tail = stem.len().checked_sub(36).map(|i| &stem[i..]);
+    // `get`: a non-ASCII file name may put a character across the cut (found by fuzzing).
+    let tail = stem.len().checked_sub(36).and_then(|i| stem.get(i..));
     match tail {
         Some(t) if t.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') => t.to_string(),
         _ => stem.to_string(),

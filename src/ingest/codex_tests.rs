@@ -35,6 +35,10 @@ fn stem_ids() {
         "019ac3e1-5d2f-7a40-b8e3-3c9d1f6a2e71"
     );
     assert_eq!(stem_id("short"), "short");
+    // A character across the 36-byte cut used to panic on slicing (seen while writing the fuzz
+    // target; fuzz/regressions/codex/ holds the input).
+    let stem = format!("rollout-\u{e9}{}", "0".repeat(35));
+    assert_eq!(stem_id(&stem), stem);
 }
 
 #[test]

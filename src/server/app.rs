@@ -60,7 +60,8 @@ pub async fn serve(
         .await
 }
 
-fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
+/// The `/mcp` router without a listener (the fuzz target drives it with in-memory requests).
+pub fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
     let state = AppState {
         proxy,
         sessions: Arc::new(Sessions::default()),

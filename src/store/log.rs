@@ -91,8 +91,17 @@ impl LogSink {
     }
 }
 
+/// The identity (device, inode) of the file at `path`, if there is one.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
 fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>) {
     let mut store: Option<Store> = None;
+    // The file the open store writes to: a deleted or replaced database would otherwise swallow
+    // every later row without an error (SQLite keeps writing to the unlinked file).
+    let mut opened: Option<(u64, u64)> = None;
     while let Ok(first) = rx.recv() {
         let deadline = std::time::Instant::now() + BATCH_WINDOW;
         let mut flushing = matches!(first, LogEvent::Flush(_));
@@ -118,9 +127,19 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>) {
             }
         }
         if !records.is_empty() {
+            if store.is_some() && file_id(&path) != opened {
+                tracing::warn!(
+                    "call log: {} was deleted or replaced under the running proxy; writing to a new database there",
+                    path.display()
+                );
+                store = None;
+            }
             if store.is_none() {
                 match Store::open(&path) {
-                    Ok(s) => store = Some(s),
+                    Ok(s) => {
+                        opened = file_id(&path);
+                        store = Some(s);
+                    }
                     Err(e) => {
                         tracing::error!(
                             "call log: cannot open {}: {e}; {} record(s) not saved",

@@ -6,6 +6,7 @@ mod demo;
 mod doctor;
 mod e2e;
 mod report;
+mod faults;
 mod server;
 
 mod history;

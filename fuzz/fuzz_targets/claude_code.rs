@@ -1,0 +1,14 @@
+//! The Claude Code transcript adapter on an arbitrary file name stem and arbitrary bytes (lines
+//! split at `\n`): never panics.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mws::ingest::claude_code::ClaudeCode;
+use mws::ingest::names::Names;
+
+fuzz_target!(|input: (&str, &[u8])| {
+    let (stem, bytes) = input;
+    let names = Names::new(&["toolbox"], &["get-sum"]);
+    let mut adapter = ClaudeCode::new(&names, stem, "2026-11-29T00:00:00Z");
+    let _ = mws::ingest::parse_all(&mut adapter, bytes);
+});
