@@ -5,8 +5,8 @@ mod cli;
 mod demo;
 mod doctor;
 mod e2e;
-mod report;
 mod faults;
+mod report;
 mod server;
 
 mod history;

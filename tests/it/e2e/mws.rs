@@ -126,6 +126,44 @@ impl Mws {
         (decisions, tools)
     }
 
+    /// Waits until the running proxy lists `tool` (it picks up a promotion within about half a
+    /// second; a client started before that would get the old listing).
+    pub fn wait_listed(&self, tool: &str) {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let listed = rt.block_on(async {
+            let http = reqwest::Client::new();
+            for _ in 0..100 {
+                let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": "e2e-test", "version": "1"},
+                    "io.modelcontextprotocol/clientCapabilities": {}}}});
+                let reply = http
+                    .post(&self.url)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", "2026-07-28")
+                    .header("mcp-method", "tools/list")
+                    .body(body.to_string())
+                    .send()
+                    .await;
+                if let Ok(r) = reply
+                    && let Ok(v) = r.json::<Value>().await
+                    && v["result"]["tools"]
+                        .as_array()
+                        .is_some_and(|ts| ts.iter().any(|t| t["name"] == tool))
+                {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            false
+        });
+        assert!(
+            listed,
+            "mws serve did not list {tool} within 10 s of the promotion"
+        );
+    }
+
     /// The `calls` rows for `tool`: `(session_id, via, ok, client_call_id)`, in id order.
     pub fn calls(&self, tool: &str) -> Vec<CallRow> {
         let db = rusqlite::Connection::open_with_flags(

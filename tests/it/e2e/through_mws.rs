@@ -109,6 +109,7 @@ fn claude_code_through_mws_counts_each_call_once_and_promotes_after_two_sessions
     assert_ne!(sessions[0], sessions[1]);
 
     // Session 3: the promoted tool is sent up front and callable directly.
+    mws.wait_listed(CALLED);
     let mark = marker("claude-mws-3");
     mock.set_script(script(CALLED, json!({"message": mark})));
     let before = mock.requests().len();
@@ -209,6 +210,7 @@ fn codex_through_mws_counts_each_call_once_and_promotes_after_two_sessions() {
 
     // Session 3, with a model Codex knows (its default: MCP tools behind tool_search): the
     // promoted tool is found by Codex's own search over mws's listing and called directly.
+    mws.wait_listed(CALLED);
     let mark = marker("codex-mws-3");
     mock.set_script(script(CALLED, json!({"message": mark})));
     let codex = Codex::new(dir.path(), CODEX_KNOWN_MODEL, &mock.url(), SERVER, &mws.url);
