@@ -97,7 +97,7 @@ for s in suites:
             elif c.get("status") == "SUCCESS":
                 ok += 1
     counts[s] = (ok, bad)
-    print(f"{s}: {ok} passed, {bad} failed")
+    print(f"conformance {s}: {ok} checks passed, {bad} failed (see the baseline comparison below)")
 unexpected = sorted(failed - expected.keys())
 stale = sorted(k for k in expected if k[0] in suites and k not in failed)
 for k in unexpected:
