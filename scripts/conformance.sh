@@ -156,7 +156,7 @@ if [ "$mode" = client ]; then
     echo "== client scenario $scenario at $spec"
     timeout "$SUITE_TIMEOUT" "$NODE" "$SUITE_ALPHA" client --command "$ROOT/scripts/conformance-client.sh" \
       --scenario "$scenario" --spec-version "$spec" -o "$results/$s" >"$results/$s-$scenario.log" 2>&1 || true
-    if ! grep -E '^Passed: [0-9]+/[1-9]' "$results/$s-$scenario.log"; then
+    if ! grep -E '^Passed: [0-9]+/[1-9]' "$results/$s-$scenario.log" | sed "s/^Passed:/scenario $scenario passed/"; then
       echo "conformance.sh: scenario $scenario at $spec ran no checks; see $results/$s-$scenario.log" >&2
       tail -5 "$results/$s-$scenario.log" >&2
       abnormal=1
@@ -224,7 +224,7 @@ for s in "${suites[@]}"; do
   if ! timeout "$SUITE_TIMEOUT" "$NODE" "${args[@]}" -o "$results/$s" >"$results/$s.log" 2>&1; then
     runner_failed+=("$s")
   fi
-  grep -E '^Total:' "$results/$s.log" || { echo "(no summary; see $results/$s.log)"; tail -5 "$results/$s.log"; }
+  grep -E '^Total:' "$results/$s.log" | sed "s/^Total:/suite $s total:/" || { echo "(no summary; see $results/$s.log)"; tail -5 "$results/$s.log"; }
 done
 
 verdict=0
