@@ -53,12 +53,15 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
 }
 
 async fn serve(config: Config, stdio: bool) -> CmdResult {
-    std::fs::create_dir_all(&config.state_dir).map_err(|e| {
-        anyhow::anyhow!(
-            "cannot create state dir {}: {e}",
-            config.state_dir.display()
-        )
-    })?;
+    // 0700: the state dir holds the call history (SPEC §3 keeps it private).
+    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+        .create(&config.state_dir)
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot create state dir {}: {e}",
+                config.state_dir.display()
+            )
+        })?;
     let db = config.db_path();
     let upstream = crate::upstream::connect(&config);
     let log = LogSink::spawn(&db);

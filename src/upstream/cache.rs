@@ -181,7 +181,8 @@ fn write_catalog(path: &Path, tools_json: &str) -> std::io::Result<()> {
 /// Writes `path` through a 0600 temp file and a rename, so a reader never sees half a file.
 pub fn write_atomic(path: &Path, body: &[u8]) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
+            .create(dir)?;
     }
     let tmp = path.with_extension("json.tmp");
     let mut opts = std::fs::OpenOptions::new();
