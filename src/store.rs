@@ -33,24 +33,26 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// pages are the OS page cache either way.
 pub const MMAP_BYTES: i64 = 256 << 20;
 
+/// Errors of the store. The path-carrying variants put the cause in their own message and do not
+/// chain it as `source()`: anyhow's `{:#}` would otherwise print it twice.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Sqlite {
         path: PathBuf,
-        source: rusqlite::Error,
+        error: rusqlite::Error,
     },
-    #[error("{path}: migration failed: {source}")]
+    #[error("{path}: migration failed: {error}")]
     Migrate {
         path: PathBuf,
-        source: refinery::Error,
+        error: refinery::Error,
     },
-    #[error("{0}")]
+    #[error(transparent)]
     Sql(#[from] rusqlite::Error),
 }
 
@@ -63,9 +65,9 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed, mode 0600, parent dir 0700) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let io = |source| StoreError::Io {
+        let io = |error| StoreError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         if let Some(dir) = path.parent()
             && !dir.as_os_str().is_empty()
@@ -83,9 +85,9 @@ impl Store {
             .mode(0o600)
             .open(path)
             .map_err(io)?;
-        let sq = |source| StoreError::Sqlite {
+        let sq = |error| StoreError::Sqlite {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         let mut conn = Connection::open(path).map_err(sq)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sq)?;
@@ -123,15 +125,15 @@ impl Store {
 /// Runs pending migrations while holding an exclusive lock on the database file, so that two
 /// processes opening a new database at once do not both try to create the tables.
 fn migrate(conn: &mut Connection, file: &File, path: &Path) -> Result<(), StoreError> {
-    file.lock().map_err(|source| StoreError::Io {
+    file.lock().map_err(|error| StoreError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     })?;
     let result = embedded::migrations::runner().run(conn);
     let _ = file.unlock();
-    result.map(|_| ()).map_err(|source| StoreError::Migrate {
+    result.map(|_| ()).map_err(|error| StoreError::Migrate {
         path: path.to_path_buf(),
-        source,
+        error,
     })
 }
 

@@ -201,9 +201,9 @@ impl Store {
         if let Some(c) = rec.catalog {
             super::catalog::refresh(&tx, c, rec.now)?;
         }
-        before_commit().map_err(|source| StoreError::Io {
+        before_commit().map_err(|error| StoreError::Io {
             path: self.path.clone(),
-            source,
+            error,
         })?;
         tx.commit()?;
         Ok(run)

@@ -164,6 +164,26 @@ fn promote(dir: &Path, extra: &[&str]) -> Output {
     out
 }
 
+/// A database path that cannot be opened names the path and the cause once (the store's errors
+/// carry their cause in their own message, not again as a chained source).
+#[test]
+fn unopenable_database_is_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("state").join("state.db");
+    std::fs::create_dir_all(&db).unwrap();
+    let config = json!({"stateDir": dir.path().join("state"), "timeouts": {"listMs": 200}});
+    std::fs::write(dir.path().join("c.json"), config.to_string()).unwrap();
+    let out = mws_in(dir.path())
+        .args(["promote", "--no-ingest", "--config", "c.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!("mws: {}: Is a directory (os error 21)\n", db.display())
+    );
+}
+
 #[test]
 fn promote_end_to_end() {
     let dir = tempfile::tempdir().unwrap();
