@@ -36,12 +36,6 @@ pub fn render(s: &IngestSummary) -> String {
         s.pending,
         s.skipped_lines
     );
-    if s.skipped_compressed > 0 {
-        text += &format!(
-            "  not read: {} compressed rollout(s) (.jsonl.zst)\n",
-            s.skipped_compressed
-        );
-    }
     for root in &s.missing_roots {
         text += &format!("  no such root: {root}\n");
     }
@@ -91,7 +85,6 @@ mod tests {
             merged: 1,
             pending: 1,
             skipped_lines: 1,
-            skipped_compressed: 1,
             missing_roots: vec!["/r".into()],
             errors: vec![("/x".into(), "permission denied".into())],
             malformed: vec![Malformed {
@@ -103,7 +96,6 @@ mod tests {
         assert_eq!(
             render(&s),
             "ingested 2 file(s) of 3 (1.5 KiB): 4 new call(s), 1 duplicate(s), 1 merged with proxy rows, 1 pending, 1 skipped line(s)\n  \
-             not read: 1 compressed rollout(s) (.jsonl.zst)\n  \
              no such root: /r\n  \
              malformed: 1 line(s) in /a.jsonl, first /a.jsonl:3: expected value at line 1 column 1\n  \
              (MWS_LOG=debug lists every malformed line)\n  \

@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -22,6 +23,9 @@ use crate::config::{Config, TranscriptKind, TranscriptRoot};
 use crate::store::ingest::{CallRow, FileBatch, FileRow, Resolution};
 use crate::store::{Store, StoreError};
 
+/// The suffix of a zstd-compressed Codex rollout (`rollout-….jsonl.zst`).
+const COMPRESSED: &str = ".zst";
+
 /// How `ingest_with` runs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -38,6 +42,8 @@ struct Job {
     root: usize,
     size: u64,
     mtime_ns: i64,
+    /// A zstd-compressed Codex rollout (`.jsonl.zst`): read whole through a decoder.
+    compressed: bool,
 }
 
 /// Ingests every configured root into `store` (see `ingest_all`).
@@ -122,7 +128,10 @@ fn catalog_names(config: &Config, store: &Store) -> Result<Vec<String>, StoreErr
 fn is_transcript(kind: TranscriptKind, name: &str) -> bool {
     match kind {
         TranscriptKind::ClaudeCode => name.ends_with(".jsonl"),
-        TranscriptKind::Codex => name.starts_with("rollout-") && name.ends_with(".jsonl"),
+        TranscriptKind::Codex => {
+            name.starts_with("rollout-")
+                && (name.ends_with(".jsonl") || name.ends_with(&format!(".jsonl{COMPRESSED}")))
+        }
     }
 }
 
@@ -167,11 +176,12 @@ fn walk(
             continue;
         }
         let name = entry.file_name().to_string_lossy();
-        if root.kind == TranscriptKind::Codex && name.ends_with(".jsonl.zst") {
-            summary.skipped_compressed += 1;
+        if !is_transcript(root.kind, &name) {
             continue;
         }
-        if !is_transcript(root.kind, &name) {
+        let compressed = name.ends_with(COMPRESSED);
+        // Codex keeps one representation; while it compresses, both exist and the plain one wins.
+        if compressed && entry.path().with_extension("").exists() {
             continue;
         }
         let key = entry.path().display().to_string();
@@ -190,6 +200,7 @@ fn walk(
                     .ok()
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                     .map_or(0, |d| d.as_nanos() as i64),
+                compressed,
             }),
             Err(e) => summary.errors.push((key, e.to_string())),
         }
@@ -225,7 +236,11 @@ fn ingest_file(
     let mut file = File::open(&job.path)?;
     let (mut start, mut lineno, mut restart) = (0, 0, false);
     let (mut calls_before, mut skipped_before) = (0, 0);
-    if let Some(p) = ctx.prev {
+    if job.compressed {
+        // A compressed rollout is written whole (Codex replaces the plain file with it), so a
+        // changed one is read again from the start; calls already recorded count as duplicates.
+        restart = ctx.prev.is_some();
+    } else if let Some(p) = ctx.prev {
         let same = job.size >= p.offset
             && reader::head_hash(&mut file, HEAD_BYTES.min(p.offset))? == p.head_hash;
         if same {
@@ -255,10 +270,18 @@ fn ingest_file(
         });
         m.count += 1;
     };
+    let mut decoder;
+    let (input, read_to): (&mut dyn Read, u64) = if job.compressed {
+        decoder = zstd::stream::read::Decoder::new(&file)?;
+        (&mut decoder, u64::MAX)
+    } else {
+        file.seek(SeekFrom::Start(start))?;
+        (&mut file, job.size)
+    };
     let end = reader::read_lines(
-        &mut file,
+        input,
         start,
-        job.size,
+        read_to,
         MAX_LINE,
         &mut |line| {
             lineno += 1;
@@ -278,8 +301,19 @@ fn ingest_file(
                 pairing.apply(e, pending);
             }
         },
-        &mut |n| bar.inc(n),
-    )?;
+        &mut |n| {
+            if !job.compressed {
+                bar.inc(n);
+            }
+        },
+    )
+    .map_err(|e| match job.compressed {
+        true => std::io::Error::new(e.kind(), format!("cannot decompress (zstd): {e}")),
+        false => e,
+    })?;
+    if job.compressed {
+        bar.inc(job.size);
+    }
     let skipped = malformed.as_ref().map_or(0, |m| m.count);
     let row = |c: &CallEvent, status: Option<Status>| CallRow {
         source_key: format!("{adapter_name}:{}", c.id),
@@ -322,6 +356,7 @@ fn ingest_file(
         offset: end,
         size: job.size,
         mtime_ns: job.mtime_ns,
+        // Of the file as stored (compressed ones are never resumed, so any stable hash does).
         head_hash: reader::head_hash(&mut file, HEAD_BYTES.min(end))?,
         lines: lineno,
         calls: calls_before,
@@ -343,6 +378,9 @@ fn ingest_file(
 fn stem_of(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy())
-        .map(|n| n.strip_suffix(".jsonl").unwrap_or(&n).to_string())
+        .map(|n| {
+            let n = n.strip_suffix(COMPRESSED).unwrap_or(&n);
+            n.strip_suffix(".jsonl").unwrap_or(n).to_string()
+        })
         .unwrap_or_default()
 }

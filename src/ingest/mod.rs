@@ -41,8 +41,6 @@ pub struct IngestSummary {
     pub pending: u64,
     /// Complete lines that could not be parsed (counted and skipped).
     pub skipped_lines: u64,
-    /// Compressed rollouts (`.jsonl.zst`) that were not read.
-    pub skipped_compressed: u64,
     /// Configured roots that do not exist.
     pub missing_roots: Vec<String>,
     /// `(path, message)` per file or root that could not be read.

@@ -35,19 +35,19 @@ pub fn head_hash(file: &mut File, len: u64) -> io::Result<String> {
     Ok(format!("fnv1a64:{}:{h:016x}", head.len()))
 }
 
-/// Reads the bytes `start..end` of `file` and calls `each` for every complete line (lines over
-/// `max_line` bytes come as `TooLong`, their bytes dropped as they arrive). Returns the
-/// offset just after the last `\n` consumed (equal to `start` when no line was complete).
-/// `progress` is told how many bytes each chunk had.
+/// Reads `end - start` bytes from `file`, which is positioned at offset `start` of the transcript
+/// (a seeked file, or a decompressing stream at 0 with `end` = `u64::MAX`), and calls `each` for
+/// every complete line (lines over `max_line` bytes come as `TooLong`, their bytes dropped as they
+/// arrive). Returns the offset just after the last `\n` consumed (equal to `start` when no line
+/// was complete). `progress` is told how many bytes each chunk had.
 pub fn read_lines(
-    file: &mut File,
+    file: &mut dyn Read,
     start: u64,
     end: u64,
     max_line: usize,
     each: &mut dyn FnMut(Line<'_>),
     progress: &mut dyn FnMut(u64),
 ) -> io::Result<u64> {
-    file.seek(SeekFrom::Start(start))?;
     let mut remaining = end.saturating_sub(start);
     let mut buf: Vec<u8> = Vec::with_capacity(CHUNK * 2);
     // File offset of buf[0].
@@ -56,7 +56,7 @@ pub fn read_lines(
     let mut skipping = false;
     while remaining > 0 {
         let old = buf.len();
-        let want = CHUNK.min(remaining as usize);
+        let want = CHUNK.min(usize::try_from(remaining).unwrap_or(usize::MAX));
         buf.resize(old + want, 0);
         let n = file.read(&mut buf[old..])?;
         buf.truncate(old + n);
@@ -104,6 +104,7 @@ mod tests {
         f.write_all(content).unwrap();
         let mut got = Vec::new();
         let end = content.len() as u64;
+        f.seek(SeekFrom::Start(start)).unwrap();
         let off = read_lines(
             &mut f,
             start,

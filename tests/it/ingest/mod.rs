@@ -2,6 +2,7 @@
 //! clients' files, idempotent re-runs, appended and partial lines, malformed lines, replaced
 //! files, bad roots, and one row per call when the proxy logged it too.
 
+mod compressed;
 mod env;
 
 use mws::store::log::{CallRecord, LogEvent};
