@@ -39,6 +39,17 @@ pub const REPLY_BUDGET: usize = 6 * 1024;
 /// further tools matched). Raising it costs reply bytes on every search.
 pub const DEFAULT_LIMIT: usize = 8;
 
+/// Catalogs of at least this many tools are tokenised on several threads (each a contiguous
+/// share of the tools, merged in order, so the index is the same). Lowering it spends a thread
+/// start (tens of µs) on catalogs that tokenise in a few ms anyway.
+const PARALLEL_TOOLS: usize = 2_000;
+
+/// Most threads an index build uses. Raising it helps only on machines with more idle cores.
+const MAX_BUILD_THREADS: usize = 4;
+
+/// `local_names` value of a name that several tools share.
+const AMBIGUOUS: u32 = u32::MAX;
+
 /// Options that come from the config.
 #[derive(Debug, Clone, Default)]
 pub struct SearchOptions {
@@ -68,8 +79,9 @@ pub struct SearchIndex {
     index: bm25f::Index,
     /// The plain BM25 baseline, built on demand by `with_baseline`.
     baseline: Option<bm25f::Index>,
-    /// Lowercased names without backend prefix → tools, for exact names given without prefix.
-    local_names: FastMap<Box<str>, Vec<u32>>,
+    /// Lowercased names without backend prefix → their tool (`AMBIGUOUS` when several backends
+    /// have it), for exact names given without prefix.
+    local_names: FastMap<Box<str>, u32>,
 }
 
 /// A reply as `search_tools` returns it.
@@ -96,14 +108,27 @@ impl SearchIndex {
 
     /// `build` without copying the catalog (the proxy holds it in an `Arc` already).
     pub fn build_shared(catalog: Arc<Catalog>, options: &SearchOptions) -> SearchIndex {
-        let names: Vec<&str> = catalog.names().collect();
+        let names: Vec<&str> = catalog
+            .tools()
+            .iter()
+            .map(|t| field(t, "name").and_then(Value::as_str).unwrap_or(""))
+            .collect();
         let backends = Backends::recognise(names.iter().copied(), &options.backend_hints);
         let index = build_index(&catalog, Variant::Bm25f);
-        let mut local_names: FastMap<Box<str>, Vec<u32>> = FastMap::default();
-        for (d, name) in catalog.names().enumerate() {
+        let mut local_names: FastMap<Box<str>, u32> = FastMap::default();
+        for (d, name) in names.iter().enumerate() {
             if let Some((_, rest)) = backends.of_tool[d] {
-                let local = name[rest as usize..].to_lowercase();
-                local_names.entry(local.into()).or_default().push(d as u32);
+                let local = &name[rest as usize..];
+                let key: Box<str> =
+                    if local.bytes().any(|b| b.is_ascii_uppercase()) || !local.is_ascii() {
+                        local.to_lowercase().into()
+                    } else {
+                        local.into()
+                    };
+                local_names
+                    .entry(key)
+                    .and_modify(|x| *x = AMBIGUOUS)
+                    .or_insert(d as u32);
             }
         }
         SearchIndex {
@@ -152,32 +177,106 @@ impl SearchIndex {
 /// Feeds each tool's fields to the index: name tokens (backend prefix included), parameter names,
 /// the first `PARAM_DESCRIPTION_CHARS` of each parameter description, and the first
 /// `DESCRIPTION_CHARS` characters of the description.
+///
+/// Each distinct word (as it appears in the text, case kept) is lowercased, stop-word checked,
+/// stemmed and looked up once: a cache maps the word's slice to its term id, so the many repeats
+/// of a catalog (parameter names like `owner`, description words) cost one hash lookup each.
 fn build_index(catalog: &Catalog, variant: Variant) -> bm25f::Index {
     let tools = catalog.tools();
-    fn text(v: Option<&Value>) -> &str {
-        v.and_then(Value::as_str).unwrap_or("")
+    let threads = if tools.len() >= PARALLEL_TOOLS {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_BUILD_THREADS)
+    } else {
+        1
+    };
+    let tokens = if threads <= 1 {
+        tokenize_tools(tools)
+    } else {
+        let chunk = tools.len().div_ceil(threads);
+        let parts: Vec<bm25f::Tokens> = std::thread::scope(|s| {
+            let handles: Vec<_> = tools
+                .chunks(chunk)
+                .map(|c| s.spawn(move || tokenize_tools(c)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        bm25f::Tokens::concat(parts)
+    };
+    bm25f::Index::build(tokens, variant)
+}
+
+/// The tokens of `tools` (see `build_index`).
+fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
+    /// Cache value of a stop word.
+    const STOP: u32 = u32::MAX;
+    let mut tokens = bm25f::Tokens::default();
+    // Words of up to 8 bytes (most of them) are keyed by their bytes packed into one integer
+    // (unique: a word holds no zero byte, so the highest non-zero byte gives the length), longer
+    // ones by their text.
+    let mut short: FastMap<u64, u32> = FastMap::default();
+    let mut long: FastMap<&str, u32> = FastMap::default();
+    let (mut lower, mut out) = (String::with_capacity(16), String::with_capacity(16));
+    let mut add = |tokens: &mut bm25f::Tokens, f: usize, text| {
+        tokenize::for_each_word(text, |w| {
+            let mut resolve = || {
+                if tokenize::token_of(w, &mut lower, &mut out) {
+                    tokens.intern(&out)
+                } else {
+                    STOP
+                }
+            };
+            let id = if w.len() <= 8 {
+                let key = w.bytes().fold(0u64, |k, b| k << 8 | b as u64);
+                *short.entry(key).or_insert_with(&mut resolve)
+            } else {
+                *long.entry(w).or_insert_with(&mut resolve)
+            };
+            if id != STOP {
+                tokens.push(f, id);
+            }
+        })
+    };
+    fn text<'v>(v: &'v Value, key: &str) -> &'v str {
+        field(v, key).and_then(Value::as_str).unwrap_or("")
     }
-    bm25f::Index::build(tools.len(), variant, |d, emit| {
-        let t = &tools[d];
-        tokenize::for_each_token(text(t.get("name")), |w| emit(bm25f::NAME, w));
-        if let Some(props) = t
-            .get("inputSchema")
-            .and_then(|s| s.get("properties"))
+    for t in tools {
+        add(&mut tokens, bm25f::NAME, text(t, "name"));
+        if let Some(props) = field(t, "inputSchema")
+            .and_then(|s| field(s, "properties"))
             .and_then(Value::as_object)
         {
             for (k, p) in props {
-                tokenize::for_each_token(k, |w| emit(bm25f::PARAMS, w));
-                let d = text(p.get("description"));
-                tokenize::for_each_token(prefix(d, bm25f::PARAM_DESCRIPTION_CHARS), |w| {
-                    emit(bm25f::PARAM_DESC, w)
-                });
+                add(&mut tokens, bm25f::PARAMS, k);
+                let d = text(p, "description");
+                add(
+                    &mut tokens,
+                    bm25f::PARAM_DESC,
+                    prefix(d, bm25f::PARAM_DESCRIPTION_CHARS),
+                );
             }
         }
-        let desc = text(t.get("description"));
-        tokenize::for_each_token(prefix(desc, bm25f::DESCRIPTION_CHARS), |w| {
-            emit(bm25f::DESCRIPTION, w)
-        });
-    })
+        let desc = text(t, "description");
+        add(
+            &mut tokens,
+            bm25f::DESCRIPTION,
+            prefix(desc, bm25f::DESCRIPTION_CHARS),
+        );
+        tokens.end_doc();
+    }
+    tokens
+}
+
+/// `v[key]` by a linear scan: tool and property objects hold a handful of keys, where comparing
+/// beats hashing the key (serde_json's map hashes with SipHash). Same result as `Value::get`.
+fn field<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    v.as_object()?
+        .iter()
+        .find(|(k, _)| k.as_str() == key)
+        .map(|(_, v)| v)
 }
 
 /// The first `chars` characters of `s`.

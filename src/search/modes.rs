@@ -90,10 +90,10 @@ fn exact<'a>(ix: &'a SearchIndex, q: &str) -> Option<&'a Value> {
         return Some(t);
     }
     let lower = q.to_lowercase();
-    if let Some(docs) = ix.local_names.get(lower.as_str())
-        && docs.len() == 1
+    if let Some(&d) = ix.local_names.get(lower.as_str())
+        && d != super::AMBIGUOUS
     {
-        return Some(&cat.tools()[docs[0] as usize]);
+        return Some(&cat.tools()[d as usize]);
     }
     let mut hits = cat.tools().iter().filter(|t| {
         t.get("name")
@@ -304,7 +304,7 @@ fn catalog(ix: &SearchIndex, listed: &HashSet<String>) -> Reply {
         m.insert("more".into(), json!(dropped));
     }
     let json = Value::Object(m);
-    let text = json.to_string();
+    let text = serde_json::to_string(&json).unwrap_or_default();
     debug_assert_eq!(text.len(), size(cap, keep));
     let trimmed = Trimmed {
         entries_dropped: tools.len() - shown,

@@ -54,44 +54,72 @@ pub fn results(
         .enumerate()
         .map(|(i, e)| entry(e, cap, i < schemas))
         .collect();
-    let mut sizes: Vec<usize> = vals.iter().map(json_len).collect();
+    // Each entry is serialised once (again only when trimmed); the reply text is the frame with
+    // the entries' texts spliced in, not a second serialisation of the whole value.
+    let mut texts: Vec<String> = vals.iter().map(to_text).collect();
     let mut trimmed = Trimmed::default();
-    let fits = |sizes: &[usize], dropped: usize| match budget {
+    let fits = |texts: &[String], dropped: usize| match budget {
         None => true,
-        Some(b) => total(mode, extra, sizes, more + dropped, hint) <= b,
+        Some(b) => total(mode, extra, texts, more + dropped, hint) <= b,
     };
     let mut caps = DESCRIPTION_CAPS.iter();
-    while !fits(&sizes, 0) {
+    while !fits(&texts, 0) {
         let Some(&c) = caps.next() else { break };
         cap = Some(c);
         trimmed.description_cap = cap;
         for (i, e) in entries.iter().enumerate() {
             if description(e.tool).chars().count() > c {
                 vals[i] = entry(e, cap, i < schemas);
-                sizes[i] = json_len(&vals[i]);
+                texts[i] = to_text(&vals[i]);
             }
         }
     }
-    while schemas > 0 && !fits(&sizes, 0) {
+    while schemas > 0 && !fits(&texts, 0) {
         schemas -= 1;
         trimmed.schemas_dropped += 1;
         vals[schemas] = entry(&entries[schemas], cap, false);
-        sizes[schemas] = json_len(&vals[schemas]);
+        texts[schemas] = to_text(&vals[schemas]);
     }
-    while !vals.is_empty() && !fits(&sizes, trimmed.entries_dropped) {
+    while !vals.is_empty() && !fits(&texts, trimmed.entries_dropped) {
         vals.pop();
-        sizes.pop();
+        texts.pop();
         trimmed.entries_dropped += 1;
     }
     let shown = vals.len();
-    let json = wrap(mode, extra, vals, more + trimmed.entries_dropped, hint);
-    let text = json.to_string();
+    let more = more + trimmed.entries_dropped;
+    let text = splice(&to_text(&wrap(mode, extra, Vec::new(), more, hint)), &texts);
+    let json = wrap(mode, extra, vals, more, hint);
+    debug_assert_eq!(text, json.to_string());
     Built {
         json,
         text,
         shown,
         trimmed,
     }
+}
+
+/// Compact JSON text of `v`, written straight into bytes (`Value`'s `Display` goes through the
+/// formatter, a call per fragment).
+fn to_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// `frame` (a reply with `"results":[]`) with `entries` put in that array. The key can only be
+/// found where it is a key: inside a JSON string every `"` is escaped.
+fn splice(frame: &str, entries: &[String]) -> String {
+    const KEY: &str = "\"results\":[";
+    let at = frame.find(KEY).map_or(frame.len(), |i| i + KEY.len());
+    let len = frame.len() + entries.iter().map(|e| e.len() + 1).sum::<usize>();
+    let mut text = String::with_capacity(len);
+    text.push_str(&frame[..at]);
+    for (i, e) in entries.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(e);
+    }
+    text.push_str(&frame[at..]);
+    text
 }
 
 /// One result object: name, description (capped), listed, and for schema results the upstream
@@ -186,16 +214,16 @@ fn wrap(
     Value::Object(m)
 }
 
-/// Bytes of the whole reply given the entries' sizes, without building it.
+/// Bytes of the whole reply given the entries' texts, without building it.
 fn total(
     mode: &str,
     extra: &[(&str, Value)],
-    sizes: &[usize],
+    texts: &[String],
     more: usize,
     hint: Option<&str>,
 ) -> usize {
     let frame = json_len(&wrap(mode, extra, Vec::new(), more, hint));
-    frame + sizes.iter().sum::<usize>() + sizes.len().saturating_sub(1)
+    frame + texts.iter().map(String::len).sum::<usize>() + texts.len().saturating_sub(1)
 }
 
 /// Serialised length of a value, without allocating the text.
