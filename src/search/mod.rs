@@ -16,7 +16,7 @@ mod synonyms;
 mod tokenize;
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -87,8 +87,8 @@ pub struct SearchIndex {
 /// A reply as `search_tools` returns it.
 #[derive(Debug, Clone)]
 pub struct Reply {
-    /// `{"mode", "results": [...], "more"?, "hint"?}`.
-    pub json: Value,
+    /// `{"mode", "results": [...], "more"?, "hint"?}`: `text` as a value (parsed on first use).
+    pub json: ReplyJson,
     /// `json` as compact text: the bytes `search_tools` sends.
     pub text: String,
     /// `exact` | `backend` | `ranked` | `catalog`.
@@ -99,6 +99,48 @@ pub struct Reply {
     pub trimmed: Trimmed,
     /// Score parts per result (ranked modes with `QueryOptions::explain`).
     pub explain: Vec<Explain>,
+}
+
+/// A reply's JSON value, parsed from its text the first time it is looked at. `search_tools` only
+/// sends the text, so a query does not build the value (with copies of the top schemas) just to
+/// serialise it; tests and `mws search` read it like a `Value` (`Deref`). `Display` prints the
+/// text itself.
+#[derive(Debug, Clone)]
+pub struct ReplyJson {
+    text: String,
+    value: OnceLock<Value>,
+}
+
+impl ReplyJson {
+    fn later(text: &str) -> ReplyJson {
+        ReplyJson {
+            text: text.to_string(),
+            value: OnceLock::new(),
+        }
+    }
+
+    fn with_value(text: &str, value: Value) -> ReplyJson {
+        ReplyJson {
+            text: text.to_string(),
+            value: OnceLock::from(value),
+        }
+    }
+}
+
+impl std::ops::Deref for ReplyJson {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        // The text is serde_json's own output, so it parses; `Null` is never seen.
+        self.value
+            .get_or_init(|| serde_json::from_str(&self.text).unwrap_or(Value::Null))
+    }
+}
+
+impl std::fmt::Display for ReplyJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
 }
 
 impl SearchIndex {

@@ -48,7 +48,13 @@ fn names(r: &Reply) -> Vec<String> {
 /// Every reply is valid JSON and, except the uncapped exact mode, within the budget.
 fn valid(r: &Reply) {
     let v: Value = serde_json::from_str(&r.text).expect("reply is JSON");
-    assert_eq!(v, r.json);
+    assert_eq!(v, *r.json);
+    assert_eq!(r.json.to_string(), r.text);
+    assert_eq!(
+        serde_json::to_string(&v).unwrap(),
+        r.text,
+        "compact, as serde_json writes it"
+    );
     assert_eq!(v["mode"], r.mode);
     if r.mode != "exact" {
         assert!(r.text.len() <= REPLY_BUDGET, "{} bytes", r.text.len());
