@@ -255,7 +255,7 @@ fn build_index(catalog: &Catalog, variant: Variant) -> bm25f::Index {
 fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
     /// Cache value of a stop word.
     const STOP: u32 = u32::MAX;
-    let mut tokens = bm25f::Tokens::default();
+    let mut tokens = bm25f::Tokens::with_capacity(tools.len());
     // Words of up to 8 bytes (most of them) are keyed by their bytes packed into one integer
     // (unique: a word holds no zero byte, so the highest non-zero byte gives the length), longer
     // ones by their text.
@@ -263,7 +263,7 @@ fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
     let mut long: FastMap<&str, u32> = FastMap::default();
     let (mut lower, mut out) = (String::with_capacity(16), String::with_capacity(16));
     let mut add = |tokens: &mut bm25f::Tokens, f: usize, text| {
-        tokenize::for_each_word(text, |w| {
+        tokenize::for_each_word_keyed(text, |w, key| {
             let mut resolve = || {
                 if tokenize::token_of(w, &mut lower, &mut out) {
                     tokens.intern(&out)
@@ -272,7 +272,6 @@ fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
                 }
             };
             let id = if w.len() <= 8 {
-                let key = w.bytes().fold(0u64, |k, b| k << 8 | b as u64);
                 *short.entry(key).or_insert_with(&mut resolve)
             } else {
                 *long.entry(w).or_insert_with(&mut resolve)
@@ -286,8 +285,19 @@ fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
         field(v, key).and_then(Value::as_str).unwrap_or("")
     }
     for t in tools {
-        add(&mut tokens, bm25f::NAME, text(t, "name"));
-        if let Some(props) = field(t, "inputSchema")
+        // One pass over the tool's keys finds the three fields (the keys are scattered strings;
+        // reading them once instead of once per field is what counts).
+        let (mut name, mut schema, mut desc) = ("", None, "");
+        for (k, v) in t.as_object().into_iter().flatten() {
+            match k.as_str() {
+                "name" => name = v.as_str().unwrap_or(""),
+                "inputSchema" => schema = Some(v),
+                "description" => desc = v.as_str().unwrap_or(""),
+                _ => {}
+            }
+        }
+        add(&mut tokens, bm25f::NAME, name);
+        if let Some(props) = schema
             .and_then(|s| field(s, "properties"))
             .and_then(Value::as_object)
         {
@@ -301,7 +311,6 @@ fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
                 );
             }
         }
-        let desc = text(t, "description");
         add(
             &mut tokens,
             bm25f::DESCRIPTION,

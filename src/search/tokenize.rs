@@ -41,39 +41,78 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
 /// is not done: digits stay attached, so `v2` and `s3` survive). ASCII text (nearly all tool text)
 /// takes a byte loop; other text the same rules over `char`s.
 pub fn for_each_word<'t>(text: &'t str, mut emit: impl FnMut(&'t str)) {
+    for_each_word_keyed(text, |w, _| emit(w));
+}
+
+/// Byte classes for the ASCII loop of `for_each_word_keyed` (one table lookup instead of range
+/// tests per byte).
+const ALNUM: u8 = 1;
+const UPPER: u8 = 2;
+const LOWER: u8 = 4;
+const DIGIT: u8 = 8;
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_uppercase() {
+            ALNUM | UPPER
+        } else if b.is_ascii_lowercase() {
+            ALNUM | LOWER
+        } else if b.is_ascii_digit() {
+            ALNUM | DIGIT
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+
+/// `for_each_word`, also passing each word of up to 8 bytes packed into an integer
+/// (`key = key << 8 | byte`, unique because a word holds no zero byte; meaningless for longer
+/// words), computed in the same pass, for the index build's word cache.
+pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)) {
     if text.is_ascii() {
         let b = text.as_bytes();
         let mut start: Option<usize> = None;
-        let mut prev = b' ';
+        let mut key = 0u64;
+        let mut prev = 0u8;
         for (i, &c) in b.iter().enumerate() {
-            if !c.is_ascii_alphanumeric() {
+            let class = CLASS[c as usize];
+            if class == 0 {
                 if let Some(s) = start.take() {
-                    emit(&text[s..i]);
+                    emit(&text[s..i], key);
                 }
-                prev = c;
+                prev = class;
                 continue;
             }
             match start {
-                Some(s) if c.is_ascii_uppercase() => {
-                    let next_lower = b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-                    if prev.is_ascii_lowercase()
-                        || prev.is_ascii_digit()
-                        || (prev.is_ascii_uppercase() && next_lower)
-                    {
-                        emit(&text[s..i]);
+                Some(s) if class & UPPER != 0 => {
+                    let next_lower = b
+                        .get(i + 1)
+                        .is_some_and(|&n| CLASS[n as usize] & LOWER != 0);
+                    if prev & (LOWER | DIGIT) != 0 || (prev & UPPER != 0 && next_lower) {
+                        emit(&text[s..i], key);
                         start = Some(i);
+                        key = 0;
                     }
                 }
                 Some(_) => {}
-                None => start = Some(i),
+                None => {
+                    start = Some(i);
+                    key = 0;
+                }
             }
-            prev = c;
+            key = key << 8 | c as u64;
+            prev = class;
         }
         if let Some(s) = start {
-            emit(&text[s..]);
+            emit(&text[s..], key);
         }
         return;
     }
+    let mut emit = |w: &'t str| emit(w, w.bytes().fold(0u64, |k, b| k << 8 | b as u64));
     let mut start: Option<usize> = None;
     let mut prev = ' ';
     let mut chars = text.char_indices().peekable();
@@ -222,6 +261,20 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(tokens(input), *want, "{input}");
+        }
+    }
+
+    #[test]
+    fn short_word_keys_are_their_packed_bytes() {
+        for (text, words) in [("getHTTPClient v2_x aVeryLongWord", 9), ("naïveTest ok", 3)] {
+            let mut n = 0;
+            for_each_word_keyed(text, |w, key| {
+                if w.len() <= 8 {
+                    assert_eq!(key, w.bytes().fold(0, |k, b| k << 8 | b as u64), "{w}");
+                }
+                n += 1;
+            });
+            assert_eq!(n, words, "{text}");
         }
     }
 }
