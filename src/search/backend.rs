@@ -11,7 +11,9 @@
 //!    server whose tools all carry its name (`slack_post_message`, `browser_click`) has one.
 //!    Tools matching none of the rules have no backend (grouped as `(other)` in the empty query).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use super::hash::FastMap;
 
 /// Fewest tools that must share a first segment for it to count as a backend. Raising it stops
 /// small servers from being recognised in a mixed catalog.
@@ -134,7 +136,7 @@ impl Backends {
     ) -> Backends {
         let prefixed = looks_prefixed(names.clone());
         let mut b = Backends::default();
-        let mut index: HashMap<&str, u32> = HashMap::new();
+        let mut index: FastMap<&str, u32> = FastMap::default();
         for name in names {
             let found = split(name, hints, prefixed);
             let entry = found.map(|(prefix, rest)| {
@@ -191,13 +193,15 @@ fn split<'a>(
 }
 
 fn is_verb(segment: &str) -> bool {
-    let lower = segment.to_ascii_lowercase();
-    VERB_PREFIXES.binary_search(&lower.as_str()).is_ok()
+    let lower = segment.bytes().map(|b| b.to_ascii_lowercase());
+    VERB_PREFIXES
+        .binary_search_by(|v| v.bytes().cmp(lower.clone()))
+        .is_ok()
 }
 
 /// Rule 3's catalog-level test (see the module doc).
 fn looks_prefixed<'a>(names: impl Iterator<Item = &'a str>) -> bool {
-    let mut counts: HashMap<&str, usize> = HashMap::new();
+    let mut counts: FastMap<&str, usize> = FastMap::default();
     let mut total = 0usize;
     for name in names {
         total += 1;

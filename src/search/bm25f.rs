@@ -57,121 +57,214 @@ pub enum Variant {
     PerFieldSum,
 }
 
-/// One tool's term counts per field, kept for `explain` and the name-coverage bonus.
-#[derive(Debug, Clone, Default)]
-pub struct DocTerms {
-    /// Per field: (term id, count), sorted by term id.
-    pub fields: [Vec<(u32, u16)>; 4],
-    /// Per field: number of tokens.
-    pub lens: [u32; 4],
+/// Bits of a token key (`term << FIELD_BITS | field`) that hold the field.
+const FIELD_BITS: u32 = 2;
+
+/// The tokens of every tool, as term ids per field, in tool order: what `Index::build` reads.
+/// Term ids must stay below 2^30 (the key keeps two bits for the field).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tokens {
+    /// Stemmed term → id, in order of first appearance.
+    pub terms: FastMap<Box<str>, u32>,
+    /// `term << FIELD_BITS | field` per token, tools one after another.
+    keys: Vec<u32>,
+    /// Per tool: the end of its keys in `keys`.
+    doc_end: Vec<u32>,
 }
 
-/// The inverted index.
+/// Tokens a tool has on average, for `Tokens::with_capacity` (LiveMCP: 40, GitHub's: 76). A
+/// wrong guess costs only a reallocation.
+const TOKENS_PER_TOOL: usize = 64;
+
+impl Tokens {
+    /// Room for about `tools` tools.
+    pub fn with_capacity(tools: usize) -> Tokens {
+        Tokens {
+            terms: FastMap::default(),
+            keys: Vec::with_capacity(tools * TOKENS_PER_TOOL),
+            doc_end: Vec::with_capacity(tools),
+        }
+    }
+
+    /// The id of `term`, added to the dictionary if new.
+    pub fn intern(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.terms.get(term) {
+            return id;
+        }
+        let id = self.terms.len() as u32;
+        self.terms.insert(term.into(), id);
+        id
+    }
+
+    /// One token of the current tool.
+    pub fn push(&mut self, field: usize, term: u32) {
+        self.keys.push(term << FIELD_BITS | field as u32);
+    }
+
+    /// The tokens of consecutive shares of a catalog as one: term ids are renumbered in order of
+    /// first appearance, exactly as if one `Tokens` had read all the tools.
+    pub fn concat(parts: Vec<Tokens>) -> Tokens {
+        let mut parts = parts.into_iter();
+        let mut all = parts.next().unwrap_or_default();
+        for part in parts {
+            let mut by_id = vec![""; part.terms.len()];
+            for (term, &id) in &part.terms {
+                by_id[id as usize] = term;
+            }
+            let remap: Vec<u32> = by_id.iter().map(|t| all.intern(t)).collect();
+            let base = all.keys.len() as u32;
+            all.keys.extend(part.keys.iter().map(|&k| {
+                remap[(k >> FIELD_BITS) as usize] << FIELD_BITS | (k & ((1 << FIELD_BITS) - 1))
+            }));
+            all.doc_end.extend(part.doc_end.iter().map(|&e| base + e));
+        }
+        all
+    }
+
+    /// Ends the current tool (the next `push` starts the next one).
+    pub fn end_doc(&mut self) {
+        self.doc_end.push(self.keys.len() as u32);
+    }
+}
+
+/// One term of one tool: where it ranks in the term's postings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Posting {
+    pub doc: u32,
+    /// The finished term score (see the module doc).
+    pub score: f32,
+    /// The term occurs in the tool's name (for the name bonus, without a lookup per tool).
+    pub in_name: bool,
+}
+
+/// The inverted index. Postings and per-tool terms are flat arrays with offsets (one allocation
+/// each instead of one per term and per tool).
 #[derive(Debug, Clone)]
 pub struct Index {
     pub terms: FastMap<Box<str>, u32>,
-    /// Per term: (doc, finished term score), sorted by doc.
-    pub postings: Vec<Vec<(u32, f32)>>,
+    /// Term `t`'s postings are `postings[post_start[t]..post_start[t + 1]]`, sorted by doc.
+    post_start: Vec<u32>,
+    postings: Vec<Posting>,
     pub idf: Vec<f32>,
-    pub docs: Vec<DocTerms>,
+    /// Per tool: `(term, count per field)` in order of first occurrence, in
+    /// `doc_terms[doc_start[d]..doc_start[d + 1]]`; kept for `explain`.
+    doc_start: Vec<u32>,
+    doc_terms: Vec<(u32, [u16; 4])>,
+    /// Per tool: tokens per field.
+    lens: Vec<[u32; 4]>,
     pub avg_len: [f32; 4],
     pub variant: Variant,
 }
 
 impl Index {
-    /// Builds the index from per-tool field texts, `fields(doc, emit)` calling `emit(field,
-    /// token)` for each token.
-    pub fn build(
-        n_docs: usize,
-        variant: Variant,
-        mut fields: impl FnMut(usize, &mut dyn FnMut(usize, &str)),
-    ) -> Index {
-        let mut terms: FastMap<Box<str>, u32> = FastMap::default();
-        let mut docs = Vec::with_capacity(n_docs);
-        let mut scratch: [Vec<u32>; 4] = Default::default();
-        for d in 0..n_docs {
-            for s in &mut scratch {
-                s.clear();
-            }
-            fields(d, &mut |f, tok| {
-                let next = terms.len() as u32;
-                let id = match terms.get(tok) {
-                    Some(&id) => id,
-                    None => {
-                        terms.insert(tok.into(), next);
-                        next
-                    }
-                };
-                scratch[f].push(id);
-            });
-            let mut doc = DocTerms::default();
-            for (f, ids) in scratch.iter_mut().enumerate() {
-                doc.lens[f] = ids.len() as u32;
-                ids.sort_unstable();
-                for &id in ids.iter() {
-                    match doc.fields[f].last_mut() {
-                        Some((last, n)) if *last == id => *n = n.saturating_add(1),
-                        _ => doc.fields[f].push((id, 1)),
-                    }
+    /// Builds the index from the tools' tokens.
+    pub fn build(tokens: Tokens, variant: Variant) -> Index {
+        let Tokens {
+            terms,
+            keys,
+            doc_end,
+        } = tokens;
+        let n_docs = doc_end.len();
+        let mut lens = Vec::with_capacity(n_docs);
+        let mut doc_start = Vec::with_capacity(n_docs + 1);
+        let mut doc_terms: Vec<(u32, [u16; 4])> = Vec::with_capacity(keys.len() / 2);
+        let mut df = vec![0u32; terms.len()];
+        // Per term: its entry in `doc_terms` if it is the current tool's (at or after `first`).
+        let mut slot = vec![u32::MAX; terms.len()];
+        let mut from = 0usize;
+        doc_start.push(0);
+        for &end in &doc_end {
+            let own = &keys[from..end as usize];
+            from = end as usize;
+            let mut len = [0u32; 4];
+            let first = doc_terms.len();
+            for &k in own {
+                let (t, f) = (
+                    (k >> FIELD_BITS) as usize,
+                    (k & ((1 << FIELD_BITS) - 1)) as usize,
+                );
+                len[f] += 1;
+                let i = slot[t] as usize;
+                if i >= first && i < doc_terms.len() {
+                    let c = &mut doc_terms[i].1[f];
+                    *c = c.saturating_add(1);
+                } else {
+                    slot[t] = doc_terms.len() as u32;
+                    let mut c = [0u16; 4];
+                    c[f] = 1;
+                    doc_terms.push((t as u32, c));
+                    df[t] += 1;
                 }
             }
-            docs.push(doc);
+            lens.push(len);
+            doc_start.push(doc_terms.len() as u32);
         }
         let n = n_docs.max(1) as f32;
         let mut avg_len = [0f32; 4];
         for (f, avg) in avg_len.iter_mut().enumerate() {
-            let total: u64 = docs.iter().map(|d| d.lens[f] as u64).sum();
+            let total: u64 = lens.iter().map(|l| l[f] as u64).sum();
             *avg = (total as f32 / n).max(1.0);
         }
-        // Document frequency over the union of fields.
-        let mut df = vec![0u32; terms.len()];
-        let mut seen = vec![u32::MAX; terms.len()];
-        for (d, doc) in docs.iter().enumerate() {
-            for field in &doc.fields {
-                for &(t, _) in field {
-                    if seen[t as usize] != d as u32 {
-                        seen[t as usize] = d as u32;
-                        df[t as usize] += 1;
-                    }
-                }
-            }
-        }
+        // Document frequency is over the union of fields.
         let idf: Vec<f32> = df
             .iter()
             .map(|&df| (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln())
             .collect();
+        let mut post_start = Vec::with_capacity(df.len() + 1);
+        let mut acc = 0u32;
+        post_start.push(0);
+        for &x in &df {
+            acc += x;
+            post_start.push(acc);
+        }
         let mut index = Index {
             terms,
-            postings: vec![Vec::new(); df.len()],
+            post_start,
+            postings: Vec::new(),
             idf,
-            docs: Vec::new(),
+            doc_start,
+            doc_terms: Vec::new(),
+            lens,
             avg_len,
             variant,
         };
-        for (t, p) in index.postings.iter_mut().enumerate() {
-            p.reserve_exact(df[t] as usize);
-        }
-        let mut merged: Vec<(u32, usize, u16)> = Vec::new();
-        for (d, doc) in docs.iter().enumerate() {
-            merged.clear();
-            for (f, field) in doc.fields.iter().enumerate() {
-                merged.extend(field.iter().map(|&(t, c)| (t, f, c)));
-            }
-            merged.sort_unstable_by_key(|&(t, f, _)| (t, f));
-            let mut i = 0;
-            while i < merged.len() {
-                let t = merged[i].0;
-                let mut tfs = [0u16; 4];
-                while i < merged.len() && merged[i].0 == t {
-                    tfs[merged[i].1] = merged[i].2;
-                    i += 1;
-                }
-                let s = index.term_score(t, &tfs, &doc.lens);
-                index.postings[t as usize].push((d as u32, s));
+        let empty = Posting {
+            doc: 0,
+            score: 0.0,
+            in_name: false,
+        };
+        let mut postings = vec![empty; acc as usize];
+        let mut fill: Vec<u32> = index.post_start[..df.len()].to_vec();
+        for d in 0..n_docs {
+            let span = index.doc_start[d] as usize..index.doc_start[d + 1] as usize;
+            for &(t, tfs) in &doc_terms[span] {
+                let slot = &mut fill[t as usize];
+                postings[*slot as usize] = Posting {
+                    doc: d as u32,
+                    score: index.term_score(t, &tfs, &index.lens[d]),
+                    in_name: tfs[NAME] > 0,
+                };
+                *slot += 1;
             }
         }
-        index.docs = docs;
+        index.postings = postings;
+        index.doc_terms = doc_terms;
         index
+    }
+
+    pub fn n_docs(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// Term `t`'s postings, sorted by doc.
+    pub fn postings(&self, t: u32) -> &[Posting] {
+        &self.postings
+            [self.post_start[t as usize] as usize..self.post_start[t as usize + 1] as usize]
+    }
+
+    /// Tokens per field of `doc`.
+    pub fn lens(&self, doc: usize) -> [u32; 4] {
+        self.lens[doc]
     }
 
     /// The score of term `t` in a tool with field counts `tfs` and field lengths `lens`.
@@ -211,20 +304,15 @@ impl Index {
 
     /// Count of term `t` in each field of `doc`.
     pub fn counts(&self, doc: usize, t: u32) -> [u16; 4] {
-        let mut c = [0u16; 4];
-        for (f, field) in self.docs[doc].fields.iter().enumerate() {
-            if let Ok(i) = field.binary_search_by_key(&t, |&(id, _)| id) {
-                c[f] = field[i].1;
-            }
-        }
-        c
+        let own = &self.doc_terms[self.doc_start[doc] as usize..self.doc_start[doc + 1] as usize];
+        own.iter()
+            .find(|&&(id, _)| id == t)
+            .map_or([0; 4], |&(_, c)| c)
     }
 
     /// Whether `doc`'s name holds term `t`.
     pub fn in_name(&self, doc: usize, t: u32) -> bool {
-        self.docs[doc].fields[NAME]
-            .binary_search_by_key(&t, |&(id, _)| id)
-            .is_ok()
+        self.counts(doc, t)[NAME] > 0
     }
 }
 
@@ -249,13 +337,17 @@ mod tests {
             ],
             [vec!["read", "file"], vec![], vec![], vec!["x"]],
         ];
-        Index::build(docs.len(), variant, |d, emit| {
-            for (f, toks) in docs[d].iter().enumerate() {
+        let mut tokens = Tokens::default();
+        for doc in &docs {
+            for (f, toks) in doc.iter().enumerate() {
                 for t in toks {
-                    emit(f, t);
+                    let id = tokens.intern(t);
+                    tokens.push(f, id);
                 }
             }
-        })
+            tokens.end_doc();
+        }
+        Index::build(tokens, variant)
     }
 
     #[test]
@@ -263,9 +355,10 @@ mod tests {
         for v in [Variant::Bm25f, Variant::PerFieldSum] {
             let ix = index(v);
             let t = ix.term("share").unwrap();
-            let p = &ix.postings[t as usize];
+            let p = ix.postings(t);
             assert_eq!(p.len(), 2);
-            assert!(p[0].1 > p[1].1, "{v:?}: {p:?}");
+            assert!(p[0].in_name && !p[1].in_name);
+            assert!(p[0].score > p[1].score, "{v:?}: {p:?}");
         }
     }
 

@@ -16,7 +16,7 @@ mod synonyms;
 mod tokenize;
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -38,6 +38,17 @@ pub const REPLY_BUDGET: usize = 6 * 1024;
 /// Results a ranked query returns before the budget trims (the `more` count says how many
 /// further tools matched). Raising it costs reply bytes on every search.
 pub const DEFAULT_LIMIT: usize = 8;
+
+/// Catalogs of at least this many tools are tokenised on several threads (each a contiguous
+/// share of the tools, merged in order, so the index is the same). Lowering it spends a thread
+/// start (tens of µs) on catalogs that tokenise in a few ms anyway.
+const PARALLEL_TOOLS: usize = 2_000;
+
+/// Most threads an index build uses. Raising it helps only on machines with more idle cores.
+const MAX_BUILD_THREADS: usize = 4;
+
+/// `local_names` value of a name that several tools share.
+const AMBIGUOUS: u32 = u32::MAX;
 
 /// Options that come from the config.
 #[derive(Debug, Clone, Default)]
@@ -68,15 +79,16 @@ pub struct SearchIndex {
     index: bm25f::Index,
     /// The plain BM25 baseline, built on demand by `with_baseline`.
     baseline: Option<bm25f::Index>,
-    /// Lowercased names without backend prefix → tools, for exact names given without prefix.
-    local_names: FastMap<Box<str>, Vec<u32>>,
+    /// Lowercased names without backend prefix → their tool (`AMBIGUOUS` when several backends
+    /// have it), for exact names given without prefix.
+    local_names: FastMap<Box<str>, u32>,
 }
 
 /// A reply as `search_tools` returns it.
 #[derive(Debug, Clone)]
 pub struct Reply {
-    /// `{"mode", "results": [...], "more"?, "hint"?}`.
-    pub json: Value,
+    /// `{"mode", "results": [...], "more"?, "hint"?}`: `text` as a value (parsed on first use).
+    pub json: ReplyJson,
     /// `json` as compact text: the bytes `search_tools` sends.
     pub text: String,
     /// `exact` | `backend` | `ranked` | `catalog`.
@@ -89,6 +101,48 @@ pub struct Reply {
     pub explain: Vec<Explain>,
 }
 
+/// A reply's JSON value, parsed from its text the first time it is looked at. `search_tools` only
+/// sends the text, so a query does not build the value (with copies of the top schemas) just to
+/// serialise it; tests and `mws search` read it like a `Value` (`Deref`). `Display` prints the
+/// text itself.
+#[derive(Debug, Clone)]
+pub struct ReplyJson {
+    text: String,
+    value: OnceLock<Value>,
+}
+
+impl ReplyJson {
+    fn later(text: &str) -> ReplyJson {
+        ReplyJson {
+            text: text.to_string(),
+            value: OnceLock::new(),
+        }
+    }
+
+    fn with_value(text: &str, value: Value) -> ReplyJson {
+        ReplyJson {
+            text: text.to_string(),
+            value: OnceLock::from(value),
+        }
+    }
+}
+
+impl std::ops::Deref for ReplyJson {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        // The text is serde_json's own output, so it parses; `Null` is never seen.
+        self.value
+            .get_or_init(|| serde_json::from_str(&self.text).unwrap_or(Value::Null))
+    }
+}
+
+impl std::fmt::Display for ReplyJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 impl SearchIndex {
     pub fn build(catalog: &Catalog, options: &SearchOptions) -> SearchIndex {
         SearchIndex::build_shared(Arc::new(catalog.clone()), options)
@@ -96,14 +150,27 @@ impl SearchIndex {
 
     /// `build` without copying the catalog (the proxy holds it in an `Arc` already).
     pub fn build_shared(catalog: Arc<Catalog>, options: &SearchOptions) -> SearchIndex {
-        let names: Vec<&str> = catalog.names().collect();
+        let names: Vec<&str> = catalog
+            .tools()
+            .iter()
+            .map(|t| field(t, "name").and_then(Value::as_str).unwrap_or(""))
+            .collect();
         let backends = Backends::recognise(names.iter().copied(), &options.backend_hints);
         let index = build_index(&catalog, Variant::Bm25f);
-        let mut local_names: FastMap<Box<str>, Vec<u32>> = FastMap::default();
-        for (d, name) in catalog.names().enumerate() {
+        let mut local_names: FastMap<Box<str>, u32> = FastMap::default();
+        for (d, name) in names.iter().enumerate() {
             if let Some((_, rest)) = backends.of_tool[d] {
-                let local = name[rest as usize..].to_lowercase();
-                local_names.entry(local.into()).or_default().push(d as u32);
+                let local = &name[rest as usize..];
+                let key: Box<str> =
+                    if local.bytes().any(|b| b.is_ascii_uppercase()) || !local.is_ascii() {
+                        local.to_lowercase().into()
+                    } else {
+                        local.into()
+                    };
+                local_names
+                    .entry(key)
+                    .and_modify(|x| *x = AMBIGUOUS)
+                    .or_insert(d as u32);
             }
         }
         SearchIndex {
@@ -152,32 +219,115 @@ impl SearchIndex {
 /// Feeds each tool's fields to the index: name tokens (backend prefix included), parameter names,
 /// the first `PARAM_DESCRIPTION_CHARS` of each parameter description, and the first
 /// `DESCRIPTION_CHARS` characters of the description.
+///
+/// Each distinct word (as it appears in the text, case kept) is lowercased, stop-word checked,
+/// stemmed and looked up once: a cache maps the word's slice to its term id, so the many repeats
+/// of a catalog (parameter names like `owner`, description words) cost one hash lookup each.
 fn build_index(catalog: &Catalog, variant: Variant) -> bm25f::Index {
     let tools = catalog.tools();
-    fn text(v: Option<&Value>) -> &str {
-        v.and_then(Value::as_str).unwrap_or("")
+    let threads = if tools.len() >= PARALLEL_TOOLS {
+        std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_BUILD_THREADS)
+    } else {
+        1
+    };
+    let tokens = if threads <= 1 {
+        tokenize_tools(tools)
+    } else {
+        let chunk = tools.len().div_ceil(threads);
+        let parts: Vec<bm25f::Tokens> = std::thread::scope(|s| {
+            let handles: Vec<_> = tools
+                .chunks(chunk)
+                .map(|c| s.spawn(move || tokenize_tools(c)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        bm25f::Tokens::concat(parts)
+    };
+    bm25f::Index::build(tokens, variant)
+}
+
+/// The tokens of `tools` (see `build_index`).
+fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
+    /// Cache value of a stop word.
+    const STOP: u32 = u32::MAX;
+    let mut tokens = bm25f::Tokens::with_capacity(tools.len());
+    // Words of up to 8 bytes (most of them) are keyed by their bytes packed into one integer
+    // (unique: a word holds no zero byte, so the highest non-zero byte gives the length), longer
+    // ones by their text.
+    let mut short: FastMap<u64, u32> = FastMap::default();
+    let mut long: FastMap<&str, u32> = FastMap::default();
+    let (mut lower, mut out) = (String::with_capacity(16), String::with_capacity(16));
+    let mut add = |tokens: &mut bm25f::Tokens, f: usize, text| {
+        tokenize::for_each_word_keyed(text, |w, key| {
+            let mut resolve = || {
+                if tokenize::token_of(w, &mut lower, &mut out) {
+                    tokens.intern(&out)
+                } else {
+                    STOP
+                }
+            };
+            let id = if w.len() <= 8 {
+                *short.entry(key).or_insert_with(&mut resolve)
+            } else {
+                *long.entry(w).or_insert_with(&mut resolve)
+            };
+            if id != STOP {
+                tokens.push(f, id);
+            }
+        })
+    };
+    fn text<'v>(v: &'v Value, key: &str) -> &'v str {
+        field(v, key).and_then(Value::as_str).unwrap_or("")
     }
-    bm25f::Index::build(tools.len(), variant, |d, emit| {
-        let t = &tools[d];
-        tokenize::for_each_token(text(t.get("name")), |w| emit(bm25f::NAME, w));
-        if let Some(props) = t
-            .get("inputSchema")
-            .and_then(|s| s.get("properties"))
+    for t in tools {
+        // One pass over the tool's keys finds the three fields (the keys are scattered strings;
+        // reading them once instead of once per field is what counts).
+        let (mut name, mut schema, mut desc) = ("", None, "");
+        for (k, v) in t.as_object().into_iter().flatten() {
+            match k.as_str() {
+                "name" => name = v.as_str().unwrap_or(""),
+                "inputSchema" => schema = Some(v),
+                "description" => desc = v.as_str().unwrap_or(""),
+                _ => {}
+            }
+        }
+        add(&mut tokens, bm25f::NAME, name);
+        if let Some(props) = schema
+            .and_then(|s| field(s, "properties"))
             .and_then(Value::as_object)
         {
             for (k, p) in props {
-                tokenize::for_each_token(k, |w| emit(bm25f::PARAMS, w));
-                let d = text(p.get("description"));
-                tokenize::for_each_token(prefix(d, bm25f::PARAM_DESCRIPTION_CHARS), |w| {
-                    emit(bm25f::PARAM_DESC, w)
-                });
+                add(&mut tokens, bm25f::PARAMS, k);
+                let d = text(p, "description");
+                add(
+                    &mut tokens,
+                    bm25f::PARAM_DESC,
+                    prefix(d, bm25f::PARAM_DESCRIPTION_CHARS),
+                );
             }
         }
-        let desc = text(t.get("description"));
-        tokenize::for_each_token(prefix(desc, bm25f::DESCRIPTION_CHARS), |w| {
-            emit(bm25f::DESCRIPTION, w)
-        });
-    })
+        add(
+            &mut tokens,
+            bm25f::DESCRIPTION,
+            prefix(desc, bm25f::DESCRIPTION_CHARS),
+        );
+        tokens.end_doc();
+    }
+    tokens
+}
+
+/// `v[key]` by a linear scan: tool and property objects hold a handful of keys, where comparing
+/// beats hashing the key (serde_json's map hashes with SipHash). Same result as `Value::get`.
+fn field<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
+    v.as_object()?
+        .iter()
+        .find(|(k, _)| k.as_str() == key)
+        .map(|(_, v)| v)
 }
 
 /// The first `chars` characters of `s`.

@@ -9,7 +9,9 @@ use serde_json::{Map, Value, json};
 
 use super::reply::{self, Entry, json_len};
 use super::tokenize::tokens;
-use super::{DEFAULT_LIMIT, QueryOptions, REPLY_BUDGET, Reply, SearchIndex, Trimmed, Variant};
+use super::{
+    DEFAULT_LIMIT, QueryOptions, REPLY_BUDGET, Reply, ReplyJson, SearchIndex, Trimmed, Variant,
+};
 
 /// Group label in the empty-query reply for tools without a backend.
 pub const NO_BACKEND: &str = "(other)";
@@ -29,7 +31,7 @@ pub fn run(ix: &SearchIndex, query: &str, listed: &HashSet<String>, opts: &Query
             listed: listed.contains(name),
         };
         let b = reply::results("exact", &[], &[e], 0, None, None);
-        return finish("exact", b.json, b.text, b.shown, b.trimmed, Vec::new());
+        return finish("exact", None, b.text, b.shown, b.trimmed, Vec::new());
     }
     let words: Vec<&str> = q.split_whitespace().collect();
     let backend_word = |w: &str| {
@@ -57,12 +59,16 @@ pub fn run(ix: &SearchIndex, query: &str, listed: &HashSet<String>, opts: &Query
 
 fn finish(
     mode: &'static str,
-    json: Value,
+    value: Option<Value>,
     text: String,
     shown: usize,
     trimmed: Trimmed,
     explain: Vec<super::Explain>,
 ) -> Reply {
+    let json = match value {
+        Some(v) => ReplyJson::with_value(&text, v),
+        None => ReplyJson::later(&text),
+    };
     Reply {
         json,
         text,
@@ -90,10 +96,10 @@ fn exact<'a>(ix: &'a SearchIndex, q: &str) -> Option<&'a Value> {
         return Some(t);
     }
     let lower = q.to_lowercase();
-    if let Some(docs) = ix.local_names.get(lower.as_str())
-        && docs.len() == 1
+    if let Some(&d) = ix.local_names.get(lower.as_str())
+        && d != super::AMBIGUOUS
     {
-        return Some(&cat.tools()[docs[0] as usize]);
+        return Some(&cat.tools()[d as usize]);
     }
     let mut hits = cat.tools().iter().filter(|t| {
         t.get("name")
@@ -132,7 +138,7 @@ fn backend(ix: &SearchIndex, b: u32, listed: &HashSet<String>, opts: &QueryOptio
         None,
         Some(REPLY_BUDGET),
     );
-    finish("backend", r.json, r.text, r.shown, r.trimmed, Vec::new())
+    finish("backend", None, r.text, r.shown, r.trimmed, Vec::new())
 }
 
 fn entry<'a>(tools: &'a [Value], d: usize, listed: &HashSet<String>) -> Entry<'a> {
@@ -186,7 +192,7 @@ fn ranked(
     } else {
         Vec::new()
     };
-    finish("ranked", r.json, r.text, r.shown, r.trimmed, explain)
+    finish("ranked", None, r.text, r.shown, r.trimmed, explain)
 }
 
 fn no_match_hint(ix: &SearchIndex, restrict: Option<u32>) -> String {
@@ -304,13 +310,13 @@ fn catalog(ix: &SearchIndex, listed: &HashSet<String>) -> Reply {
         m.insert("more".into(), json!(dropped));
     }
     let json = Value::Object(m);
-    let text = json.to_string();
+    let text = serde_json::to_string(&json).unwrap_or_default();
     debug_assert_eq!(text.len(), size(cap, keep));
     let trimmed = Trimmed {
         entries_dropped: tools.len() - shown,
         ..Trimmed::default()
     };
-    finish("catalog", json, text, shown, trimmed, Vec::new())
+    finish("catalog", Some(json), text, shown, trimmed, Vec::new())
 }
 
 /// Length of `s` as a JSON string literal.

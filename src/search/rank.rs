@@ -61,17 +61,24 @@ pub struct WordExplain {
     pub score: f32,
 }
 
+/// Per-tool accumulators of one query, as long as the largest index queried on this thread and
+/// all zero between queries (a query resets only the tools it touched).
+#[derive(Default)]
 struct Scratch {
+    /// Sum of the words' best term scores.
     acc: Vec<f32>,
+    /// The current word's best term score.
     best: Vec<f32>,
+    /// Query words whose terms occur in the tool's name.
+    covered: Vec<u32>,
+    /// Whether the current word was already counted in `covered`.
+    named: Vec<bool>,
     touched: Vec<u32>,
     word_touched: Vec<u32>,
 }
 
 thread_local! {
-    static SCRATCH: RefCell<Scratch> = const { RefCell::new(Scratch {
-        acc: Vec::new(), best: Vec::new(), touched: Vec::new(), word_touched: Vec::new(),
-    }) };
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
 impl SearchIndex {
@@ -110,45 +117,53 @@ impl SearchIndex {
         allow: impl Fn(u32) -> bool,
         limit: usize,
     ) -> (Vec<(u32, f32)>, usize) {
-        let n = index.docs.len();
+        let n = index.n_docs();
+        let known = words.iter().filter(|w| !w.terms.is_empty()).count();
         SCRATCH.with(|s| {
             let s = &mut *s.borrow_mut();
-            s.acc.clear();
-            s.acc.resize(n, 0.0);
-            s.best.clear();
-            s.best.resize(n, 0.0);
+            if s.acc.len() < n {
+                s.acc.resize(n, 0.0);
+                s.best.resize(n, 0.0);
+                s.covered.resize(n, 0);
+                s.named.resize(n, false);
+            }
             s.touched.clear();
             for w in words {
                 s.word_touched.clear();
                 for &(t, weight, _) in &w.terms {
-                    for &(d, score) in &index.postings[t as usize] {
-                        if !allow(d) {
+                    for p in index.postings(t) {
+                        if !allow(p.doc) {
                             continue;
                         }
-                        let v = score * weight;
-                        let b = &mut s.best[d as usize];
-                        if *b == 0.0 {
-                            s.word_touched.push(d);
+                        let d = p.doc as usize;
+                        let v = p.score * weight;
+                        if s.best[d] == 0.0 {
+                            s.word_touched.push(p.doc);
                         }
-                        if v > *b {
-                            *b = v;
+                        if v > s.best[d] {
+                            s.best[d] = v;
                         }
+                        s.named[d] |= p.in_name;
                     }
                 }
                 for &d in &s.word_touched {
-                    let a = &mut s.acc[d as usize];
-                    if *a == 0.0 {
-                        s.touched.push(d);
+                    let d = d as usize;
+                    if s.acc[d] == 0.0 {
+                        s.touched.push(d as u32);
                     }
-                    *a += s.best[d as usize];
-                    s.best[d as usize] = 0.0;
+                    s.acc[d] += s.best[d];
+                    s.best[d] = 0.0;
+                    s.covered[d] += u32::from(s.named[d]);
+                    s.named[d] = false;
                 }
             }
-            let mut out: Vec<(u32, f32)> = s
-                .touched
-                .iter()
-                .map(|&d| (d, s.acc[d as usize] * self.bonus(index, d as usize, words)))
-                .collect();
+            let mut out: Vec<(u32, f32)> = Vec::with_capacity(s.touched.len());
+            for &d in &s.touched {
+                let i = d as usize;
+                out.push((d, s.acc[i] * name_factor(s.covered[i] as usize, known)));
+                s.acc[i] = 0.0;
+                s.covered[i] = 0;
+            }
             let top = out.iter().map(|x| x.1).fold(0.0f32, f32::max);
             out.retain(|x| x.1 > 0.0 && x.1 >= top * MIN_SCORE_FRACTION);
             let matched = out.len();
@@ -176,20 +191,12 @@ impl SearchIndex {
                 covered += 1;
             }
         }
-        if n == 0 {
-            return 1.0;
-        }
-        let partial = 1.0 + NAME_WORD_BONUS * covered as f32 / n as f32;
-        if covered == n {
-            partial * NAME_COVERAGE_BONUS
-        } else {
-            partial
-        }
+        name_factor(covered, n)
     }
 
     /// The parts of `doc`'s score for `--explain`.
     pub(super) fn explain(&self, index: &Index, doc: usize, words: &[QueryWord]) -> Explain {
-        let lens = index.docs[doc].lens;
+        let lens = index.lens(doc);
         let mut parts = Vec::new();
         let mut base = 0.0;
         for w in words {
@@ -233,5 +240,18 @@ impl SearchIndex {
             name_bonus,
             words: parts,
         }
+    }
+}
+
+/// `bonus` given the count of covered words and of known words.
+fn name_factor(covered: usize, known: usize) -> f32 {
+    if known == 0 {
+        return 1.0;
+    }
+    let partial = 1.0 + NAME_WORD_BONUS * covered as f32 / known as f32;
+    if covered == known {
+        partial * NAME_COVERAGE_BONUS
+    } else {
+        partial
     }
 }

@@ -2,6 +2,9 @@
 //! template for the top results, kept under the byte budget by trimming descriptions, then
 //! dropping schemas, then dropping the lowest entries — never by cutting JSON. Pure.
 
+use std::borrow::Cow;
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
 /// Results that carry their full `inputSchema` (and a `call_tool` template). Raising it makes
@@ -29,9 +32,8 @@ pub struct Trimmed {
     pub entries_dropped: usize,
 }
 
-/// A reply's JSON value, its compact text, and what the budget did.
+/// A reply's compact text and what the budget did.
 pub struct Built {
-    pub json: Value,
     pub text: String,
     pub shown: usize,
     pub trimmed: Trimmed,
@@ -39,6 +41,10 @@ pub struct Built {
 
 /// Builds a ranked, backend or exact reply. `more` counts matches not in `entries`; `budget` is
 /// `None` for the uncapped exact mode.
+///
+/// Each entry is serialised once, straight from the upstream's tool object (no copy of its
+/// schema), and again only when the budget trims it; the reply is the frame with the entries'
+/// texts spliced in.
 pub fn results(
     mode: &str,
     extra: &[(&str, Value)],
@@ -49,72 +55,111 @@ pub fn results(
 ) -> Built {
     let mut cap: Option<usize> = None;
     let mut schemas = SCHEMA_RESULTS.min(entries.len());
-    let mut vals: Vec<Value> = entries
+    let mut texts: Vec<String> = entries
         .iter()
         .enumerate()
-        .map(|(i, e)| entry(e, cap, i < schemas))
+        .map(|(i, e)| entry_text(e, cap, i < schemas))
         .collect();
-    let mut sizes: Vec<usize> = vals.iter().map(json_len).collect();
     let mut trimmed = Trimmed::default();
-    let fits = |sizes: &[usize], dropped: usize| match budget {
+    let fits = |texts: &[String], dropped: usize| match budget {
         None => true,
-        Some(b) => total(mode, extra, sizes, more + dropped, hint) <= b,
+        Some(b) => total(mode, extra, texts, more + dropped, hint) <= b,
     };
     let mut caps = DESCRIPTION_CAPS.iter();
-    while !fits(&sizes, 0) {
+    while !fits(&texts, 0) {
         let Some(&c) = caps.next() else { break };
         cap = Some(c);
         trimmed.description_cap = cap;
         for (i, e) in entries.iter().enumerate() {
             if description(e.tool).chars().count() > c {
-                vals[i] = entry(e, cap, i < schemas);
-                sizes[i] = json_len(&vals[i]);
+                texts[i] = entry_text(e, cap, i < schemas);
             }
         }
     }
-    while schemas > 0 && !fits(&sizes, 0) {
+    while schemas > 0 && !fits(&texts, 0) {
         schemas -= 1;
         trimmed.schemas_dropped += 1;
-        vals[schemas] = entry(&entries[schemas], cap, false);
-        sizes[schemas] = json_len(&vals[schemas]);
+        texts[schemas] = entry_text(&entries[schemas], cap, false);
     }
-    while !vals.is_empty() && !fits(&sizes, trimmed.entries_dropped) {
-        vals.pop();
-        sizes.pop();
+    while !texts.is_empty() && !fits(&texts, trimmed.entries_dropped) {
+        texts.pop();
         trimmed.entries_dropped += 1;
     }
-    let shown = vals.len();
-    let json = wrap(mode, extra, vals, more + trimmed.entries_dropped, hint);
-    let text = json.to_string();
+    let shown = texts.len();
+    let more = more + trimmed.entries_dropped;
+    let text = splice(&to_text(&wrap(mode, extra, Vec::new(), more, hint)), &texts);
     Built {
-        json,
         text,
         shown,
         trimmed,
     }
 }
 
-/// One result object: name, description (capped), listed, and for schema results the upstream
-/// `inputSchema` as sent plus a `call_tool` template.
-fn entry(e: &Entry, cap: Option<usize>, schema: bool) -> Value {
-    let name = e.tool.get("name").cloned().unwrap_or(Value::Null);
-    let desc = description(e.tool);
-    let desc = match cap {
-        Some(c) => trim(desc, c),
-        None => desc.to_string(),
-    };
-    let mut m = Map::new();
-    m.insert("name".into(), name.clone());
-    m.insert("description".into(), Value::String(desc));
-    m.insert("listed".into(), Value::Bool(e.listed));
-    if schema && let Some(s) = e.tool.get("inputSchema") {
-        m.insert("inputSchema".into(), s.clone());
-        m.insert(
-            "call_tool".into(),
-            json!({"name": name, "arguments": placeholders(s)}),
-        );
+/// Compact JSON text of `v`, written straight into bytes (`Value`'s `Display` goes through the
+/// formatter, a call per fragment).
+fn to_text(v: &impl Serialize) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// `frame` (a reply with `"results":[]`) with `entries` put in that array. The key can only be
+/// found where it is a key: inside a JSON string every `"` is escaped.
+fn splice(frame: &str, entries: &[String]) -> String {
+    const KEY: &str = "\"results\":[";
+    let at = frame.find(KEY).map_or(frame.len(), |i| i + KEY.len());
+    let len = frame.len() + entries.iter().map(|e| e.len() + 1).sum::<usize>();
+    let mut text = String::with_capacity(len);
+    text.push_str(&frame[..at]);
+    for (i, e) in entries.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(e);
     }
-    Value::Object(m)
+    text.push_str(&frame[at..]);
+    text
+}
+
+/// One result object as text: name, description (capped), listed, and for schema results the
+/// upstream `inputSchema` as sent plus a `call_tool` template.
+fn entry_text(e: &Entry, cap: Option<usize>, schema: bool) -> String {
+    to_text(&EntryView {
+        tool: e.tool,
+        listed: e.listed,
+        cap,
+        schema,
+    })
+}
+
+/// A result object, serialised from the borrowed tool.
+struct EntryView<'a> {
+    tool: &'a Value,
+    listed: bool,
+    cap: Option<usize>,
+    schema: bool,
+}
+
+impl Serialize for EntryView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let name = self.tool.get("name").unwrap_or(&Value::Null);
+        let desc = description(self.tool);
+        let desc: Cow<str> = match self.cap {
+            Some(c) => Cow::Owned(trim(desc, c)),
+            None => Cow::Borrowed(desc),
+        };
+        let schema = self.tool.get("inputSchema").filter(|_| self.schema);
+        let mut m = s.serialize_map(Some(if schema.is_some() { 5 } else { 3 }))?;
+        m.serialize_entry("name", name)?;
+        m.serialize_entry("description", &desc)?;
+        m.serialize_entry("listed", &self.listed)?;
+        if let Some(schema) = schema {
+            m.serialize_entry("inputSchema", schema)?;
+            m.serialize_entry(
+                "call_tool",
+                &json!({"name": name, "arguments": placeholders(schema)}),
+            )?;
+        }
+        m.end()
+    }
 }
 
 pub fn description(tool: &Value) -> &str {
@@ -186,16 +231,16 @@ fn wrap(
     Value::Object(m)
 }
 
-/// Bytes of the whole reply given the entries' sizes, without building it.
+/// Bytes of the whole reply given the entries' texts, without building it.
 fn total(
     mode: &str,
     extra: &[(&str, Value)],
-    sizes: &[usize],
+    texts: &[String],
     more: usize,
     hint: Option<&str>,
 ) -> usize {
     let frame = json_len(&wrap(mode, extra, Vec::new(), more, hint));
-    frame + sizes.iter().sum::<usize>() + sizes.len().saturating_sub(1)
+    frame + texts.iter().map(String::len).sum::<usize>() + texts.len().saturating_sub(1)
 }
 
 /// Serialised length of a value, without allocating the text.

@@ -48,7 +48,13 @@ fn names(r: &Reply) -> Vec<String> {
 /// Every reply is valid JSON and, except the uncapped exact mode, within the budget.
 fn valid(r: &Reply) {
     let v: Value = serde_json::from_str(&r.text).expect("reply is JSON");
-    assert_eq!(v, r.json);
+    assert_eq!(v, *r.json);
+    assert_eq!(r.json.to_string(), r.text);
+    assert_eq!(
+        serde_json::to_string(&v).unwrap(),
+        r.text,
+        "compact, as serde_json writes it"
+    );
     assert_eq!(v["mode"], r.mode);
     if r.mode != "exact" {
         assert!(r.text.len() <= REPLY_BUDGET, "{} bytes", r.text.len());
@@ -329,4 +335,26 @@ fn budget_trims_descriptions_then_schemas_then_entries() {
         300 - r.result_count
     );
     assert!(r.json["results"][0].get("inputSchema").is_none());
+}
+
+#[test]
+fn tokenising_in_shares_gives_the_one_pass_tokens() {
+    let live = load("livemcp-catalog.json");
+    let tools = live.tools();
+    let one = tokenize_tools(tools);
+    for shares in [2, 3] {
+        let parts = tools
+            .chunks(tools.len().div_ceil(shares))
+            .map(tokenize_tools)
+            .collect();
+        assert_eq!(bm25f::Tokens::concat(parts), one, "{shares} shares");
+    }
+}
+
+#[test]
+fn words_with_non_ascii_letters_split_like_ascii_ones() {
+    assert_eq!(
+        tokens("ÜberCool naïveTest café_menu"),
+        ["über", "cool", "naïve", "test", "café", "menu"]
+    );
 }

@@ -20,48 +20,145 @@ const STOP_WORDS: &[&str] = &[
 /// Shortest stem the suffix rules may leave. Raising it stems fewer short words ("used" stays).
 const MIN_STEM: usize = 3;
 
-/// Calls `emit` with each token of `text`, in order.
+/// Calls `emit` with each token of `text`, in order: the words of `for_each_word`, lowercased,
+/// stop words dropped, stemmed (`token_of`).
+pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
+    let (mut lower, mut out) = (String::with_capacity(16), String::with_capacity(16));
+    for_each_word(text, |w| {
+        if token_of(w, &mut lower, &mut out) {
+            emit(&out);
+        }
+    });
+}
+
+/// Calls `emit` with each word of `text` as the slice of `text` it occupies (case kept), in order.
+/// The token of a word depends on that slice alone (`token_of`), which lets the index build cache
+/// it per distinct slice.
 ///
 /// Splitting: any character that is not a letter or digit separates words (`_ - . / :` and
 /// spaces); inside a word, a lower→upper change (`camelCase`) and the last capital of an acronym
 /// run (`HTTPClient` → `http client`) start a new word; letters and digits split (`utf8` → `utf 8`
-/// is not done: digits stay attached, so `v2` and `s3` survive).
-pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
-    let mut buf = String::with_capacity(16);
-    let mut out = String::with_capacity(16);
+/// is not done: digits stay attached, so `v2` and `s3` survive). ASCII text (nearly all tool text)
+/// takes a byte loop; other text the same rules over `char`s.
+pub fn for_each_word<'t>(text: &'t str, mut emit: impl FnMut(&'t str)) {
+    for_each_word_keyed(text, |w, _| emit(w));
+}
+
+/// Byte classes for the ASCII loop of `for_each_word_keyed` (one table lookup instead of range
+/// tests per byte).
+const ALNUM: u8 = 1;
+const UPPER: u8 = 2;
+const LOWER: u8 = 4;
+const DIGIT: u8 = 8;
+const CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_uppercase() {
+            ALNUM | UPPER
+        } else if b.is_ascii_lowercase() {
+            ALNUM | LOWER
+        } else if b.is_ascii_digit() {
+            ALNUM | DIGIT
+        } else {
+            0
+        };
+        c += 1;
+    }
+    t
+};
+
+/// `for_each_word`, also passing each word of up to 8 bytes packed into an integer
+/// (`key = key << 8 | byte`, unique because a word holds no zero byte; meaningless for longer
+/// words), computed in the same pass, for the index build's word cache.
+pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)) {
+    if text.is_ascii() {
+        let b = text.as_bytes();
+        let mut start: Option<usize> = None;
+        let mut key = 0u64;
+        let mut prev = 0u8;
+        for (i, &c) in b.iter().enumerate() {
+            let class = CLASS[c as usize];
+            if class == 0 {
+                if let Some(s) = start.take() {
+                    emit(&text[s..i], key);
+                }
+                prev = class;
+                continue;
+            }
+            match start {
+                Some(s) if class & UPPER != 0 => {
+                    let next_lower = b
+                        .get(i + 1)
+                        .is_some_and(|&n| CLASS[n as usize] & LOWER != 0);
+                    if prev & (LOWER | DIGIT) != 0 || (prev & UPPER != 0 && next_lower) {
+                        emit(&text[s..i], key);
+                        start = Some(i);
+                        key = 0;
+                    }
+                }
+                Some(_) => {}
+                None => {
+                    start = Some(i);
+                    key = 0;
+                }
+            }
+            key = key << 8 | c as u64;
+            prev = class;
+        }
+        if let Some(s) = start {
+            emit(&text[s..], key);
+        }
+        return;
+    }
+    let mut emit = |w: &'t str| emit(w, w.bytes().fold(0u64, |k, b| k << 8 | b as u64));
+    let mut start: Option<usize> = None;
     let mut prev = ' ';
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
         if !c.is_alphanumeric() {
-            flush(&mut buf, &mut out, &mut emit);
+            if let Some(s) = start.take() {
+                emit(&text[s..i]);
+            }
             prev = c;
             continue;
         }
-        if !buf.is_empty() && c.is_uppercase() {
-            let next_lower = chars.peek().is_some_and(|n| n.is_lowercase());
-            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_lower) {
-                flush(&mut buf, &mut out, &mut emit);
+        match start {
+            Some(s) if c.is_uppercase() => {
+                let next_lower = chars.peek().is_some_and(|&(_, n)| n.is_lowercase());
+                if prev.is_lowercase()
+                    || prev.is_ascii_digit()
+                    || (prev.is_uppercase() && next_lower)
+                {
+                    emit(&text[s..i]);
+                    start = Some(i);
+                }
             }
-        }
-        if c.is_ascii() {
-            buf.push(c.to_ascii_lowercase());
-        } else {
-            buf.extend(c.to_lowercase());
+            Some(_) => {}
+            None => start = Some(i),
         }
         prev = c;
     }
-    flush(&mut buf, &mut out, &mut emit);
+    if let Some(s) = start {
+        emit(&text[s..]);
+    }
 }
 
-fn flush(buf: &mut String, out: &mut String, emit: &mut impl FnMut(&str)) {
-    if buf.is_empty() {
-        return;
+/// The token of one word of `for_each_word`: lowercased into `lower`, then, unless it is a stop
+/// word (returns false), stemmed into `out`.
+pub fn token_of(word: &str, lower: &mut String, out: &mut String) -> bool {
+    lower.clear();
+    if word.is_ascii() {
+        lower.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
+    } else {
+        word.chars().for_each(|c| lower.extend(c.to_lowercase()));
     }
-    if !is_stop_word(buf) {
-        stem_into(buf, out);
-        emit(out);
+    if is_stop_word(lower) {
+        return false;
     }
-    buf.clear();
+    stem_into(lower, out);
+    true
 }
 
 /// Tokens of `text` as owned strings (for queries and tests; the index uses `for_each_token`).
@@ -164,6 +261,20 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(tokens(input), *want, "{input}");
+        }
+    }
+
+    #[test]
+    fn short_word_keys_are_their_packed_bytes() {
+        for (text, words) in [("getHTTPClient v2_x aVeryLongWord", 9), ("naïveTest ok", 3)] {
+            let mut n = 0;
+            for_each_word_keyed(text, |w, key| {
+                if w.len() <= 8 {
+                    assert_eq!(key, w.bytes().fold(0, |k, b| k << 8 | b as u64), "{w}");
+                }
+                n += 1;
+            });
+            assert_eq!(n, words, "{text}");
         }
     }
 }
