@@ -52,6 +52,11 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let (tx, rx) = watch::channel(false);
     let app = router(proxy, rx);
+    // No Nagle delay on replies: an SSE reply is written in several pieces, and a JSON-RPC
+    // answer should leave as soon as it is complete.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;
