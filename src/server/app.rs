@@ -93,7 +93,10 @@ fn json_reply(
     let (ctype, text) = if sse_reply {
         (sse::CONTENT_TYPE, sse::event(body))
     } else {
-        ("application/json", body.to_string())
+        (
+            "application/json",
+            serde_json::to_string(body).unwrap_or_default(),
+        )
     };
     let mut resp = (status, [(header::CONTENT_TYPE, ctype)], text).into_response();
     if let Some(sid) = session
