@@ -88,11 +88,7 @@ impl Proxy {
         if real == SEARCH_TOOLS {
             return Ok(self.search_tools(Some(&arguments), caller).await);
         }
-        // Built by hand: `json!` would deep-copy `arguments`.
-        let mut params = serde_json::Map::with_capacity(2);
-        params.insert("name".into(), Value::String(real.clone()));
-        params.insert("arguments".into(), arguments);
-        let params = Value::Object(params);
+        let params = json!({"name": real, "arguments": arguments});
         self.forward_call(&real, params, ctx, "call_tool", caller)
             .await
     }
