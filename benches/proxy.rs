@@ -4,7 +4,9 @@
 //! throughput, and the proxy's RSS with a 1,000-tool catalog (search index built, every call
 //! logged to its database). Direct and proxied rounds alternate so machine load hits both alike.
 //!
-//! Run: `cargo bench --bench proxy` (builds `mws` in the bench profile first).
+//! Run: `cargo bench --bench proxy` (builds `mws` in the bench profile first). With
+//! `MWS_BENCH_BASELINE=<path to another mws binary>` that build runs too, in the same alternating
+//! rounds against the same upstream, so before/after figures come from one run under one load.
 
 mod common;
 
@@ -12,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use common::{Child, ms, quantile, request, rss_mb};
+use common::{Child, cpu_secs, ms, quantile, request, rss_mb};
 use serde_json::{Value, json};
 
 /// Tools in the upstream's catalog (the RSS target is stated at 1,000).
@@ -109,11 +111,69 @@ fn target(url: String) -> Arc<Target> {
     })
 }
 
+/// A proxy under test: its name in the table, its client side and its process.
+struct Proxied {
+    name: String,
+    target: Arc<Target>,
+    child: Child,
+    _dir: tempfile::TempDir,
+}
+
+/// Starts `bin serve` in front of `upstream` and waits until a catalog tool answers through it;
+/// then one search builds its index.
+async fn start_proxy(name: &str, bin: &str, upstream: &str) -> Proxied {
+    let dir = tempfile::tempdir().unwrap();
+    let port = common::free_port();
+    let child = common::spawn_serve_bin(
+        bin,
+        dir.path(),
+        json!({"upstream": {"url": upstream}}),
+        port,
+    );
+    let target = target(format!("http://127.0.0.1:{port}/mcp"));
+    let deadline = Instant::now() + READY_WITHIN;
+    while target.call("backend0_tool_0").await.is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "{name}: mws serve never answered a call"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let search = target
+        .http
+        .post(&target.url)
+        .header("mcp-protocol-version", common::V)
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "search_tools")
+        .body(
+            request(
+                0,
+                "tools/call",
+                json!({"name": "search_tools", "arguments": {"query": "thing number 7"}}),
+            )
+            .to_string(),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert!(search.status().is_success());
+    Proxied {
+        name: name.to_string(),
+        target,
+        child,
+        _dir: dir,
+    }
+}
+
 fn main() {
     let calls: usize = std::env::var("MWS_BENCH_CALLS")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(DEFAULT_CALLS);
+    // Another `mws` binary (an older build) measured in the same rounds, for before/after figures.
+    let baseline = std::env::var("MWS_BENCH_BASELINE")
+        .ok()
+        .filter(|s| !s.is_empty());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -121,82 +181,72 @@ fn main() {
         .unwrap();
     rt.block_on(async move {
         let upstream = common::start_upstream(common::catalog(TOOLS), Duration::ZERO).await;
-        let dir = tempfile::tempdir().unwrap();
-        let port = common::free_port();
-        let child: Child = common::spawn_serve(dir.path(), json!({"upstream": {"url": upstream.url}}), port);
-        let pid = child.0.id();
         let direct = target(upstream.url.clone());
-        let proxied = target(format!("http://127.0.0.1:{port}/mcp"));
-
-        // Ready once a catalog tool answers through the proxy; then one search builds the index.
-        let deadline = Instant::now() + READY_WITHIN;
-        while proxied.call("backend0_tool_0").await.is_err() {
-            assert!(Instant::now() < deadline, "mws serve never answered a call");
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        let mut proxies = vec![start_proxy("mws", common::mws_bin(), &upstream.url).await];
+        if let Some(bin) = &baseline {
+            proxies.push(start_proxy("baseline", bin, &upstream.url).await);
         }
-        let search = proxied
-            .http
-            .post(&proxied.url)
-            .header("mcp-protocol-version", common::V)
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "search_tools")
-            .body(request(0, "tools/call", json!({"name": "search_tools", "arguments": {"query": "thing number 7"}})).to_string())
-            .send()
-            .await
-            .unwrap();
-        assert!(search.status().is_success());
         // Warm-up: connections, allocator, the call log's writer.
         run(&direct, 500, 16).await;
-        run(&proxied, 500, 16).await;
-        let (rss_idle, _) = rss_mb(pid);
+        for p in &proxies {
+            run(&p.target, 500, 16).await;
+        }
+        let rss_idle: Vec<f64> = proxies.iter().map(|p| rss_mb(p.child.0.id()).0).collect();
+        let cpu_before: Vec<f64> = proxies.iter().map(|p| cpu_secs(p.child.0.id())).collect();
 
         println!("\nproxy benchmark: {calls} tools/call per path and concurrency, {TOOLS}-tool catalog, {ROUNDS} alternating rounds");
+        if let Some(bin) = &baseline {
+            println!("baseline: {bin}");
+        }
         println!("{:<8} {:>5} {:>8} {:>11} {:>11} {:>10} {:>7}", "path", "conc", "calls", "p50", "p99", "calls/s", "failed");
+        let mut paths: Vec<(&str, Arc<Target>)> = vec![("direct", direct.clone())];
+        paths.extend(proxies.iter().map(|p| (p.name.as_str(), p.target.clone())));
         let mut summary = Vec::new();
         for conc in [1usize, 16] {
             let per_round = calls / ROUNDS;
-            let mut d_lat = Vec::new();
-            let mut p_lat = Vec::new();
-            let (mut d_wall, mut p_wall) = (Duration::ZERO, Duration::ZERO);
-            let (mut d_fail, mut p_fail) = (0, 0);
+            let mut lat: Vec<Vec<Duration>> = vec![Vec::new(); paths.len()];
+            let mut wall = vec![Duration::ZERO; paths.len()];
+            let mut fail = vec![0; paths.len()];
             for round in 0..ROUNDS {
-                let order = if round % 2 == 0 { [&direct, &proxied] } else { [&proxied, &direct] };
-                for t in order {
-                    let (lat, wall, failed) = run(t, per_round, conc).await;
-                    if Arc::ptr_eq(t, &direct) {
-                        d_lat.extend(lat);
-                        d_wall += wall;
-                        d_fail += failed;
-                    } else {
-                        p_lat.extend(lat);
-                        p_wall += wall;
-                        p_fail += failed;
-                    }
+                // Each round starts with the next path, so no path always runs first.
+                for k in 0..paths.len() {
+                    let i = (round + k) % paths.len();
+                    let (l, w, f) = run(&paths[i].1, per_round, conc).await;
+                    lat[i].extend(l);
+                    wall[i] += w;
+                    fail[i] += f;
                 }
             }
-            d_lat.sort();
-            p_lat.sort();
-            for (name, lat, wall, failed) in [("direct", &d_lat, d_wall, d_fail), ("mws", &p_lat, p_wall, p_fail)] {
+            for (i, (name, _)) in paths.iter().enumerate() {
+                lat[i].sort();
                 println!(
                     "{:<8} {:>5} {:>8} {:>11} {:>11} {:>10.0} {:>7}",
                     name,
                     conc,
-                    lat.len(),
-                    ms(quantile(lat, 0.5)),
-                    ms(quantile(lat, 0.99)),
-                    lat.len() as f64 / wall.as_secs_f64(),
-                    failed
+                    lat[i].len(),
+                    ms(quantile(&lat[i], 0.5)),
+                    ms(quantile(&lat[i], 0.99)),
+                    lat[i].len() as f64 / wall[i].as_secs_f64(),
+                    fail[i]
                 );
             }
-            let added = |q| quantile(&p_lat, q).as_secs_f64() * 1e3 - quantile(&d_lat, q).as_secs_f64() * 1e3;
-            summary.push((conc, added(0.5), added(0.99)));
+            for (i, (name, _)) in paths.iter().enumerate().skip(1) {
+                let added = |q| quantile(&lat[i], q).as_secs_f64() * 1e3 - quantile(&lat[0], q).as_secs_f64() * 1e3;
+                summary.push((name.to_string(), conc, added(0.5), added(0.99)));
+            }
         }
         println!();
-        for (conc, p50, p99) in summary {
-            println!("added by mws at concurrency {conc:>2}: p50 {p50:+.3} ms (target < 0.2), p99 {p99:+.3} ms (target < 1)");
+        for (name, conc, p50, p99) in summary {
+            println!("added by {name} at concurrency {conc:>2}: p50 {p50:+.3} ms (target < 0.2), p99 {p99:+.3} ms (target < 1)");
         }
-        let (rss, hwm) = rss_mb(pid);
-        println!("mws RSS: {rss:.1} MB after the runs ({rss_idle:.1} MB before them, peak {hwm:.1} MB; target < 30 MB)");
-        drop(child);
+        for ((p, idle), cpu0) in proxies.iter().zip(rss_idle).zip(cpu_before) {
+            let (rss, hwm) = rss_mb(p.child.0.id());
+            println!("{} RSS: {rss:.1} MB after the runs ({idle:.1} MB before them, peak {hwm:.1} MB; target < 30 MB)", p.name);
+            // CPU per call is what queues calls at concurrency 16 on a small machine, and it is
+            // much less disturbed by other load than latency is.
+            let cpu = cpu_secs(p.child.0.id()) - cpu0;
+            println!("{} CPU: {:.1} µs per proxied call ({cpu:.2} s over {} calls)", p.name, cpu * 1e6 / (2 * calls) as f64, 2 * calls);
+        }
+        drop(proxies);
     });
 }

@@ -133,11 +133,16 @@ impl Drop for Child {
 /// Writes `config` to `<dir>/config.json` and starts
 /// `mws --config … serve --port <port> --state-dir <dir>/state`. Output is discarded.
 pub fn spawn_serve(dir: &Path, config: Value, port: u16) -> Child {
+    spawn_serve_bin(mws_bin(), dir, config, port)
+}
+
+/// `spawn_serve` with another `mws` binary (the proxy benchmark's baseline build).
+pub fn spawn_serve_bin(bin: &str, dir: &Path, config: Value, port: u16) -> Child {
     let path = dir.join("config.json");
     std::fs::write(&path, config.to_string()).unwrap();
     let config = path;
     Child(
-        Command::new(mws_bin())
+        Command::new(bin)
             .args(["--config", config.to_str().unwrap(), "serve", "--port"])
             .arg(port.to_string())
             .arg("--state-dir")
@@ -170,6 +175,22 @@ pub fn rss_mb(pid: u32) -> (f64, f64) {
             .map_or(f64::NAN, |kb| kb / 1024.0)
     };
     (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// CPU time (user + system, all threads) a process has used so far, from /proc.
+pub fn cpu_secs(pid: u32) -> f64 {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start at state; utime and stime are
+    // fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
+    let rest = text.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<f64> = rest
+        .split_whitespace()
+        .map(|x| x.parse().unwrap_or(0.0))
+        .collect();
+    if f.len() < 13 {
+        return f64::NAN;
+    }
+    (f[11] + f[12]) / 100.0
 }
 
 /// The `q`-quantile (0..=1) of sorted samples.

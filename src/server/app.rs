@@ -52,6 +52,11 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let (tx, rx) = watch::channel(false);
     let app = router(proxy, rx);
+    // No Nagle delay on replies: an SSE reply is written in several pieces, and a JSON-RPC
+    // answer should leave as soon as it is complete.
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;
@@ -88,7 +93,10 @@ fn json_reply(
     let (ctype, text) = if sse_reply {
         (sse::CONTENT_TYPE, sse::event(body))
     } else {
-        ("application/json", body.to_string())
+        (
+            "application/json",
+            serde_json::to_string(body).unwrap_or_default(),
+        )
     };
     let mut resp = (status, [(header::CONTENT_TYPE, ctype)], text).into_response();
     if let Some(sid) = session

@@ -174,7 +174,7 @@ impl Proxy {
     }
 
     /// The search index for a catalog version, built once and shared.
-    fn index_for(&self, version: u64, catalog: &crate::catalog::Catalog) -> Arc<SearchIndex> {
+    fn index_for(&self, version: u64, catalog: &Arc<crate::catalog::Catalog>) -> Arc<SearchIndex> {
         let mut slot = self.index.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((v, idx)) = slot.as_ref()
             && *v == version
@@ -185,7 +185,9 @@ impl Proxy {
             aliases: self.config.search_aliases.clone(),
             backend_hints: self.config.backend_hints.clone(),
         };
-        let idx = Arc::new(SearchIndex::build(catalog, &options));
+        // Shares the catalog the snapshot holds instead of copying every tool object into the
+        // index (a second copy of a 1,000-tool catalog is ~1.4 MB of heap for the life of it).
+        let idx = Arc::new(SearchIndex::build_shared(catalog.clone(), &options));
         *slot = Some((version, idx.clone()));
         idx
     }

@@ -73,7 +73,7 @@ impl Reader {
     /// The working set when it may have changed since the last poll, else `None`.
     fn poll(&mut self) -> Option<Vec<String>> {
         if self.store.is_none() {
-            match Store::open(&self.path) {
+            match Store::open(&self.path).and_then(|s| s.trim_for_serving().map(|()| s)) {
                 Ok(s) => self.store = Some(s),
                 Err(e) => {
                     self.report(&e.to_string());

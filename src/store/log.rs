@@ -15,9 +15,11 @@ use super::{Store, StoreError};
 pub const MAX_BATCH: usize = 512;
 
 /// How long the writer keeps collecting after the first record of a batch. One transaction per
-/// window instead of one per call keeps SQLite's commit work off the cores the proxy answers on;
-/// raising it means fewer commits but rows that reach the database later.
-pub const BATCH_WINDOW: Duration = Duration::from_millis(20);
+/// window instead of one per call keeps SQLite's commit work off the cores the proxy answers on,
+/// and a longer window writes each hot index page (the `calls_usage` leaves are spread over the
+/// tools) once for more rows: at 20 ms a batch wrote about one page per row. Raising it means
+/// fewer commits but rows that reach the database later.
+pub const BATCH_WINDOW: Duration = Duration::from_millis(100);
 
 /// One tool call as the proxy saw it.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,7 +137,7 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>) {
                 store = None;
             }
             if store.is_none() {
-                match Store::open(&path) {
+                match Store::open(&path).and_then(|s| s.trim_for_serving().map(|()| s)) {
                     Ok(s) => {
                         opened = file_id(&path);
                         store = Some(s);
@@ -167,124 +169,134 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>) {
 }
 
 impl Store {
-    /// Writes a batch of log records in one transaction.
+    /// Writes a batch of log records in one transaction. Each session's row is upserted once per
+    /// batch (first and last time seen over the batch), not once per call.
     pub fn write_log(&mut self, records: &[LogEvent]) -> Result<(), StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut sessions: Vec<SessionSeen<'_>> = Vec::new();
         for r in records {
             match r {
-                LogEvent::Call(c) => insert_call(&tx, c)?,
+                LogEvent::Call(c) => {
+                    if merge_into_transcript(&tx, c)? {
+                        continue;
+                    }
+                    insert_call_row(&tx, c)?;
+                    match sessions.iter_mut().find(|s| s.id == c.session_id) {
+                        Some(s) => s.saw(c),
+                        None => sessions.push(SessionSeen::new(c)),
+                    }
+                }
                 LogEvent::Search(s) => insert_search(&tx, s)?,
                 LogEvent::Flush(_) => {}
             }
+        }
+        for s in &sessions {
+            upsert_session(&tx, s)?;
         }
         tx.commit()?;
         Ok(())
     }
 }
 
+/// A proxy session as a batch of calls saw it.
+struct SessionSeen<'a> {
+    id: &'a str,
+    client: Option<&'a str>,
+    first: &'a str,
+    last: &'a str,
+}
+
+impl<'a> SessionSeen<'a> {
+    fn new(c: &'a CallRecord) -> SessionSeen<'a> {
+        SessionSeen {
+            id: &c.session_id,
+            client: c.client.as_deref(),
+            first: &c.ts,
+            last: &c.ts,
+        }
+    }
+
+    fn saw(&mut self, c: &'a CallRecord) {
+        self.client = self.client.or(c.client.as_deref());
+        self.first = self.first.min(c.ts.as_str());
+        self.last = self.last.max(c.ts.as_str());
+    }
+}
+
 /// Inserts a proxy call. When a transcript already recorded the same client call id, that row is
 /// the call: it keeps the transcript's session and gains the proxy's `via` and duration.
 pub fn insert_call(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<()> {
-    if let Some(id) = &c.client_call_id {
-        let updated = conn.execute(
+    if merge_into_transcript(conn, c)? {
+        return Ok(());
+    }
+    upsert_session(conn, &SessionSeen::new(c))?;
+    insert_call_row(conn, c)
+}
+
+/// The transcript's row for the same client call id gains the proxy's `via` and duration; true
+/// when there was one (the call is then not inserted again).
+fn merge_into_transcript(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<bool> {
+    let Some(id) = &c.client_call_id else {
+        return Ok(false);
+    };
+    let updated = conn
+        .prepare_cached(
             "UPDATE calls SET via = ?2, ms = COALESCE(?3, ms), client = COALESCE(client, ?4)
              WHERE client_call_id = ?1 AND via LIKE 'transcript:%'",
-            params![id, c.via, c.ms, c.client],
-        )?;
-        if updated > 0 {
-            return Ok(());
-        }
-    }
-    conn.execute(
-        "INSERT INTO sessions (id, source, client, first_seen, last_seen) VALUES (?1, 'proxy', ?2, ?3, ?3)
+        )?
+        .execute(params![id, c.via, c.ms, c.client])?;
+    Ok(updated > 0)
+}
+
+fn upsert_session(conn: &rusqlite::Connection, s: &SessionSeen<'_>) -> rusqlite::Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO sessions (id, source, client, first_seen, last_seen) VALUES (?1, 'proxy', ?2, ?3, ?4)
          ON CONFLICT (id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
                                         client = COALESCE(sessions.client, excluded.client)",
-        params![c.session_id, c.client, c.ts],
-    )?;
-    conn.execute(
+    )?
+    .execute(params![s.id, s.client, s.first, s.last])?;
+    Ok(())
+}
+
+fn insert_call_row(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<()> {
+    conn.prepare_cached(
         "INSERT OR IGNORE INTO calls
            (ts, session_id, tool, via, ok, error_kind, ms, client, client_call_id, source_key)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        params![
-            c.ts,
-            c.session_id,
-            c.tool,
-            c.via,
-            c.ok,
-            c.error_kind,
-            c.ms,
-            c.client,
-            c.client_call_id,
-            c.source_key
-        ],
-    )?;
+    )?
+    .execute(params![
+        c.ts,
+        c.session_id,
+        c.tool,
+        c.via,
+        c.ok,
+        c.error_kind,
+        c.ms,
+        c.client,
+        c.client_call_id,
+        c.source_key
+    ])?;
     Ok(())
 }
 
 pub fn insert_search(conn: &rusqlite::Connection, s: &SearchRecord) -> rusqlite::Result<()> {
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO searches (ts, session_id, client, mode, result_count, reply_bytes)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            s.ts,
-            s.session_id,
-            s.client,
-            s.mode,
-            s.result_count,
-            s.reply_bytes
-        ],
-    )?;
+    )?
+    .execute(params![
+        s.ts,
+        s.session_id,
+        s.client,
+        s.mode,
+        s.result_count,
+        s.reply_bytes
+    ])?;
     Ok(())
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn call(key: &str, call_id: Option<&str>) -> CallRecord {
-        CallRecord {
-            ts: "2026-11-29T10:00:00.000Z".into(),
-            session_id: "proxy:claude-code:1".into(),
-            tool: "mail_send".into(),
-            via: "direct".into(),
-            ok: true,
-            error_kind: None,
-            ms: Some(3),
-            client: Some("claude-code".into()),
-            client_call_id: call_id.map(Into::into),
-            source_key: key.into(),
-        }
-    }
-
-    #[test]
-    fn sink_writes_and_flushes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("state.db");
-        let sink = LogSink::spawn(&path);
-        for i in 0..100 {
-            sink.call(call(&format!("proxy:{i}"), None));
-        }
-        sink.search(SearchRecord {
-            ts: "2026-11-29T10:00:00.000Z".into(),
-            session_id: None,
-            client: None,
-            mode: "ranked".into(),
-            result_count: 3,
-            reply_bytes: 900,
-        });
-        assert!(sink.flush(Duration::from_secs(10)));
-        let store = Store::open(&path).unwrap();
-        let n: i64 = store
-            .conn
-            .query_row("SELECT COUNT(*) FROM calls", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(n, 100);
-        let n: i64 = store
-            .conn
-            .query_row("SELECT COUNT(*) FROM searches", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(n, 1);
-    }
-}
+#[path = "log_tests.rs"]
+mod tests;

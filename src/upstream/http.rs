@@ -29,6 +29,8 @@ const LISTEN_ATTEMPTS: u32 = 30;
 
 pub struct HttpWire {
     cfg: HttpUpstream,
+    /// `cfg.url` parsed once: reqwest would parse (and IDNA-map) the string on every request.
+    url: Option<reqwest::Url>,
     client: reqwest::Client,
     session: Mutex<Option<String>>,
     listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
@@ -38,6 +40,7 @@ pub struct HttpWire {
 impl HttpWire {
     pub fn new(cfg: HttpUpstream, on_note: OnNotification) -> HttpWire {
         HttpWire {
+            url: reqwest::Url::parse(&cfg.url).ok(),
             cfg,
             client: reqwest::Client::new(),
             session: Mutex::new(None),
@@ -60,12 +63,15 @@ impl HttpWire {
     }
 
     async fn post(&self, body: &Value, headers: HeaderMap) -> Result<reqwest::Response, WireError> {
-        self.client
-            .post(&self.cfg.url)
-            .headers(headers)
+        let req = match &self.url {
+            Some(url) => self.client.post(url.clone()),
+            // Unparsable: let reqwest say why when it is sent.
+            None => self.client.post(&self.cfg.url),
+        };
+        req.headers(headers)
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, ACCEPT_BOTH)
-            .body(body.to_string())
+            .body(serde_json::to_vec(body).unwrap_or_default())
             .send()
             .await
             .map_err(|e| WireError::Down(format!("{}: {}", self.cfg.url, root_cause(&e))))
