@@ -24,7 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{progress, sse, streams};
+use crate::server::{logs, progress, sse, streams};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -210,6 +210,12 @@ async fn post_mcp(
             client: env.client.or(user_agent),
             session: None,
         };
+        if let Some(level) = logs::requested(&msg)
+            .filter(|_| progress::accepts_sse(accept) && logs::relays(&st.proxy))
+        {
+            let t = progress::token(&msg);
+            return logs::stream(st.proxy.clone(), msg, caller, level, t);
+        }
         if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
             return progress::stream(st.proxy.clone(), msg, caller, t);
         }
@@ -246,6 +252,7 @@ async fn post_mcp(
     }
     let now = Instant::now();
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let mut log_level = None;
     let (caller, new_session) = if method == "initialize" {
         let params = msg.get("params");
         let client = params
@@ -271,6 +278,7 @@ async fn post_mcp(
             let m = "Session not found: it ended or expired; send initialize again without Mcp-Session-Id";
             return error_reply(StatusCode::NOT_FOUND, &id, -32001, m, None);
         };
+        log_level = session.log_level;
         let caller = Caller {
             era: Era::Legacy,
             client: session.client.or(user_agent),
@@ -285,6 +293,22 @@ async fn post_mcp(
         };
         (caller, None)
     };
+    if method == "logging/setLevel" {
+        match logs::set_level_params(msg.get("params")) {
+            Ok(level) => {
+                if let Some(sid) = &caller.session {
+                    st.sessions.set_log_level(sid, level);
+                }
+            }
+            Err(e) => return error_reply(StatusCode::OK, &id, e.code, &e.message, e.data),
+        }
+    }
+    if let Some(level) = log_level.filter(|_| {
+        method == "tools/call" && progress::accepts_sse(accept) && logs::relays(&st.proxy)
+    }) {
+        let t = progress::token(&msg);
+        return logs::stream(st.proxy.clone(), msg, caller, level, t);
+    }
     if new_session.is_none()
         && let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept))
     {

@@ -7,6 +7,8 @@ use std::io::Read;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::upstream::related::Level;
+
 /// Most live sessions; the least recently used one is dropped past it. Raising it costs a few
 /// hundred bytes per session.
 pub const MAX_SESSIONS: usize = 4096;
@@ -19,6 +21,9 @@ pub const SESSION_IDLE: Duration = Duration::from_secs(24 * 3600);
 pub struct LegacySession {
     pub client: Option<String>,
     pub version: String,
+    /// The level the client asked for with `logging/setLevel`; its calls' logs are relayed
+    /// (`server::logs`) at or above it. `None`: no logs.
+    pub log_level: Option<Level>,
     last_seen: Instant,
 }
 
@@ -46,6 +51,7 @@ impl Sessions {
             LegacySession {
                 client,
                 version: version.to_string(),
+                log_level: None,
                 last_seen: now,
             },
         );
@@ -62,6 +68,12 @@ impl Sessions {
         }
         s.last_seen = now;
         Some(s.clone())
+    }
+
+    /// Records the session's `logging/setLevel`; false when the session is unknown.
+    pub fn set_log_level(&self, id: &str, level: Level) -> bool {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.get_mut(id).map(|s| s.log_level = Some(level)).is_some()
     }
 
     /// Ends a session; false when it did not exist.
@@ -118,6 +130,11 @@ mod tests {
                 .is_none()
         );
         let id = s.create(None, "2025-11-25", t0);
+        assert_eq!(s.get(&id, t0).unwrap().log_level, None);
+        let debug = Level::parse("debug").unwrap();
+        assert!(s.set_log_level(&id, debug));
+        assert_eq!(s.get(&id, t0).unwrap().log_level, Some(debug));
+        assert!(!s.set_log_level("nope", debug));
         assert!(s.remove(&id));
         assert!(!s.remove(&id));
         assert!(s.is_empty());

@@ -11,6 +11,7 @@ pub mod handler;
 pub mod instructions;
 pub mod legacy;
 pub mod listing;
+pub mod logs;
 pub mod meta_tools;
 pub mod modern;
 pub mod progress;

@@ -95,7 +95,7 @@ impl HttpWire {
         if msg.get("method").is_some() {
             if msg.get("id").is_some() {
                 self.answer(msg, version);
-            } else {
+            } else if !super::related::deliver(msg) {
                 (self.on_note)(msg);
             }
         }

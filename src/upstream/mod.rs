@@ -6,6 +6,7 @@ mod cache;
 mod conn;
 mod http;
 mod probe;
+pub mod related;
 mod remembered;
 mod stdio;
 mod wire;
