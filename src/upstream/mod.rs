@@ -8,6 +8,7 @@ mod http;
 mod probe;
 pub mod related;
 mod remembered;
+mod resume;
 mod stdio;
 mod wire;
 
