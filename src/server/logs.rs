@@ -159,6 +159,28 @@ pub fn stream(
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
+/// For `--stdio`: runs `call` (one `tools/call`'s handling) with its log messages at `level`
+/// passed to `out` as they come, and returns its answer after them.
+pub async fn relaying<F>(level: Level, call: F, out: impl Fn(Value)) -> Option<Value>
+where
+    F: std::future::Future<Output = Option<Value>>,
+{
+    let (sink, mut logs) = LogSink::new(level);
+    let call = related::scope(sink, call);
+    tokio::pin!(call);
+    loop {
+        tokio::select! {
+            r = &mut call => {
+                while let Ok(n) = logs.try_recv() {
+                    out(n);
+                }
+                return r;
+            }
+            Some(n) = logs.recv() => out(n),
+        }
+    }
+}
+
 /// The next message on the progress channel; pends forever when there is none (or it closed), so
 /// the answer and the logs decide when the stream ends.
 async fn next_progress(

@@ -253,3 +253,58 @@ async fn a_closed_stream_that_cannot_be_resumed_is_an_error_saying_why() {
     assert_eq!(up.seen.lock().unwrap().resumes.len(), 1, "one GET, refused");
     assert_eq!(ok_text(&mws.call("resume", json!({})).await), "resumed");
 }
+
+/// Under `serve --stdio` too: after a legacy `logging/setLevel`, a call's messages at or above
+/// the level come out before its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_clients_get_their_calls_logs_before_the_answer() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let up = upstream::start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, config(dir.path(), &up.url).to_string()).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
+        .args(["--config", path.to_str().unwrap(), "serve", "--stdio"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("mws --stdio answered nothing within 30 s")
+            .unwrap()
+            .expect("mws --stdio ended");
+        serde_json::from_str(&line).unwrap()
+    };
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {}, "clientInfo": {"name": "relay-test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        // The list waits for the upstream, whose capabilities decide whether logs are relayed.
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "debug"}}),
+    ];
+    for r in &requests {
+        stdin.write_all(format!("{r}\n").as_bytes()).await.unwrap();
+        if r.get("id").is_some() {
+            assert_eq!(next().await["id"], r["id"]);
+        }
+    }
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "call_tool", "arguments": {"name": "chatty", "arguments": {}}}});
+    stdin
+        .write_all(format!("{call}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut got = vec![next().await];
+    while got.last().unwrap().get("id").is_none() {
+        got.push(next().await);
+    }
+    assert_eq!(logs(&got), ["debug line", "info line", "error line"]);
+    assert_eq!(answer_text(&got), "chatty done");
+}
