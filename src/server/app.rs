@@ -24,7 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{progress, sse, streams};
+use crate::server::{input, progress, sse, streams};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -33,6 +33,8 @@ struct AppState {
     proxy: Arc<Proxy>,
     sessions: Arc<Sessions>,
     shutdown: watch::Receiver<bool>,
+    /// Our requests to legacy clients waiting for their answers (`input.rs`).
+    inputs: Arc<input::Pending>,
 }
 
 /// Binds `host:port` (loopback only; port 0 picks a free one).
@@ -66,6 +68,7 @@ pub fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
         proxy,
         sessions: Arc::new(Sessions::default()),
         shutdown,
+        inputs: Arc::default(),
     };
     Router::new()
         .route("/mcp", post(post_mcp).get(get_mcp).delete(delete_mcp))
@@ -209,6 +212,7 @@ async fn post_mcp(
             era: Era::Modern,
             client: env.client.or(user_agent),
             session: None,
+            input: None,
         };
         if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
             return progress::stream(st.proxy.clone(), msg, caller, t);
@@ -260,10 +264,12 @@ async fn post_mcp(
         let sid = st
             .sessions
             .create(client.clone(), negotiate_legacy(requested), now);
+        st.sessions.set_input(&sid, input::capabilities(params));
         let caller = Caller {
             era: Era::Legacy,
             client,
             session: Some(sid.clone()),
+            input: None,
         };
         (caller, Some(sid))
     } else if let Some(sid) = header_str(&headers, SESSION_HEADER) {
@@ -275,6 +281,7 @@ async fn post_mcp(
             era: Era::Legacy,
             client: session.client.or(user_agent),
             session: Some(sid.to_string()),
+            input: session.input,
         };
         (caller, None)
     } else {
@@ -282,9 +289,19 @@ async fn post_mcp(
             era: Era::Legacy,
             client: user_agent,
             session: None,
+            input: None,
         };
         (caller, None)
     };
+    if input::is_response(&msg) {
+        st.inputs.deliver(caller.session.as_deref(), &msg);
+        return StatusCode::ACCEPTED.into_response();
+    }
+    let mut caller = caller;
+    input::limit(&mut caller, &msg, accept);
+    if caller.input.is_some() && progress::token(&msg).is_some() {
+        return input::relay(st.proxy.clone(), st.inputs.clone(), msg, caller, None);
+    }
     if new_session.is_none()
         && let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept))
     {
@@ -292,6 +309,9 @@ async fn post_mcp(
     }
     match st.proxy.handle(&msg, &caller).await {
         None => StatusCode::ACCEPTED.into_response(),
+        Some(resp) if caller.input.is_some() && input::asks_input(&resp) => {
+            input::relay(st.proxy.clone(), st.inputs.clone(), msg, caller, Some(resp))
+        }
         Some(resp) => json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref()),
     }
 }

@@ -19,6 +19,8 @@ pub const SESSION_IDLE: Duration = Duration::from_secs(24 * 3600);
 pub struct LegacySession {
     pub client: Option<String>,
     pub version: String,
+    /// The client's relayable input capabilities from `initialize` (`input::capabilities`).
+    pub input: Option<std::sync::Arc<serde_json::Value>>,
     last_seen: Instant,
 }
 
@@ -46,6 +48,7 @@ impl Sessions {
             LegacySession {
                 client,
                 version: version.to_string(),
+                input: None,
                 last_seen: now,
             },
         );
@@ -62,6 +65,14 @@ impl Sessions {
         }
         s.last_seen = now;
         Some(s.clone())
+    }
+
+    /// Records the input capabilities the session's client declared in `initialize`.
+    pub fn set_input(&self, id: &str, input: Option<std::sync::Arc<serde_json::Value>>) {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = map.get_mut(id) {
+            s.input = input;
+        }
     }
 
     /// Ends a session; false when it did not exist.

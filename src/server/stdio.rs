@@ -101,6 +101,7 @@ where
                     era: Era::Modern,
                     client: env.client.or_else(|| lock(&client).clone()),
                     session: Some(session.clone()),
+                    input: None,
                 },
                 Err(e) => {
                     if let Some(id) = id {
@@ -123,6 +124,7 @@ where
                 era: Era::Legacy,
                 client: lock(&client).clone(),
                 session: Some(session.clone()),
+                input: None,
             }
         };
         let proxy = proxy.clone();
