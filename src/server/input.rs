@@ -288,9 +288,9 @@ async fn ask(
                 return Err(RpcError::new(
                     code::INTERNAL_ERROR,
                     format!(
-                        "the client did not answer the upstream's {method} request within {} s \
+                        "the client did not answer the upstream's {method} request within {:.1} s \
                          (timeouts.callMs); the call was abandoned",
-                        budget.as_secs()
+                        budget.as_secs_f64()
                     ),
                 ));
             }
