@@ -5,6 +5,8 @@
 //! 2026 client gets the rounds passed through; a client that declared nothing makes mws tell the
 //! upstream so (`-32021`); a client that never answers gets a clear error within `callMs`.
 
+#![allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); clients still answer it
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
