@@ -281,7 +281,15 @@ async fn ask(
     let deadline = tokio::time::Instant::from_std(Instant::now() + budget);
     let mut inputs = Map::new();
     for (key, _, method, rx) in waits {
-        let reply = match tokio::time::timeout_at(deadline, rx).await {
+        let answered = tokio::select! {
+            r = tokio::time::timeout_at(deadline, rx) => r,
+            () = out.closed() => {
+                // The client hung up: nobody is left to answer or to tell.
+                pending.forget(&ids);
+                return Err(RpcError::new(code::INTERNAL_ERROR, "the client closed the call's stream"));
+            }
+        };
+        let reply = match answered {
             Ok(Ok(reply)) => reply,
             _ => {
                 pending.forget(&ids);

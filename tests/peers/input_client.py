@@ -6,7 +6,9 @@ MODE is legacy or 2026-07-28 (the SDK's connect modes). ANSWER is:
   yes    the client declares sampling and elicitation and answers (name "Ada", model text "Paris")
   none   the client declares neither
   stall  the client declares both and never answers an elicitation
+  refuse the client declares both and answers an elicitation with a JSON-RPC error
 Each TOOL is called with no arguments; its outcome is {"text", "isError"} or {"error": message}.
+A TOOL written prompt:NAME gets prompt NAME instead; its outcome is {"text"} of the first message.
 """
 
 import json
@@ -33,6 +35,10 @@ async def stall(context, params):
     await anyio.sleep(3600)
 
 
+async def refuse(context, params):
+    return types.ErrorData(code=-32000, message="the user closed the dialog")
+
+
 def text_of(result):
     d = result.model_dump(by_alias=True, exclude_none=True)
     texts = [c.get("text", "") for c in d.get("content", []) if c.get("type") == "text"]
@@ -44,6 +50,7 @@ async def main(url, mode, answer, tools):
         "yes": {"sampling_callback": sampling, "elicitation_callback": elicitation},
         "none": {},
         "stall": {"sampling_callback": sampling, "elicitation_callback": stall},
+        "refuse": {"sampling_callback": sampling, "elicitation_callback": refuse},
     }[answer]
     out = {}
     async with Client(url, mode=mode, **callbacks) as c:
@@ -51,7 +58,11 @@ async def main(url, mode, answer, tools):
         for tool in tools:
             try:
                 with anyio.fail_after(60):
-                    out[tool] = text_of(await c.call_tool(tool, {}))
+                    if tool.startswith("prompt:"):
+                        p = await c.get_prompt(tool.removeprefix("prompt:"))
+                        out[tool] = {"text": p.messages[0].content.text}
+                    else:
+                        out[tool] = text_of(await c.call_tool(tool, {}))
             except Exception as e:  # the outcome under test: the message a user sees
                 out[tool] = {"error": str(e)}
     print(json.dumps(out))

@@ -3,7 +3,8 @@
 //! `requestState`), called through the real `mws serve` by the Python SDK client. A legacy
 //! (2025 session) client answers them as ordinary server->client requests that mws relays; a
 //! 2026 client gets the rounds passed through; a client that declared nothing makes mws tell the
-//! upstream so (`-32021`); a client that never answers gets a clear error within `callMs`.
+//! upstream so (`-32021`); a client that never answers gets a clear error within `callMs`. A
+//! `prompts/get` that asks for input reaches a legacy client the same way.
 
 #![allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); clients still answer it
 
@@ -48,8 +49,13 @@ fn answer<'a>(request: &'a CallToolRequestParams, key: &str) -> Option<&'a Value
 
 impl ServerHandler for Asker {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("mws-input-fixture", "1.0.0"))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("mws-input-fixture", "1.0.0"))
     }
 
     async fn list_tools(
@@ -61,6 +67,14 @@ impl ServerHandler for Asker {
             tool("greet"),
             tool("plain"),
         ]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Asker::prompt(&request)
     }
 
     async fn call_tool(
@@ -123,6 +137,38 @@ impl ServerHandler for Asker {
     }
 }
 
+impl Asker {
+    /// `ask_topic`: one round asking for a name by elicitation, then the prompt about it.
+    fn prompt(request: &GetPromptRequestParams) -> Result<GetPromptResponse, ErrorData> {
+        let given = request
+            .input_responses
+            .as_ref()
+            .and_then(|r| r.get("topic"));
+        if let Some(name) = given
+            .and_then(|a| a.pointer("/content/name"))
+            .and_then(Value::as_str)
+        {
+            let text = format!("Write about {name}");
+            return Ok(
+                GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).into(),
+            );
+        }
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        let form = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: "Whom should the prompt be about?".into(),
+            requested_schema: serde_json::from_value(schema).unwrap(),
+        };
+        let map: InputRequests = [(
+            "topic".to_string(),
+            InputRequest::Elicitation(ElicitRequest::new(form)),
+        )]
+        .into_iter()
+        .collect();
+        Ok(InputRequiredResult::new(Some(map), None).into())
+    }
+}
+
 async fn start_upstream(asker: Asker) -> (String, tokio::task::JoinHandle<()>) {
     let service: StreamableHttpService<Asker, LocalSessionManager> = StreamableHttpService::new(
         move || Ok(asker.clone()),
@@ -166,10 +212,11 @@ async fn input_requests_reach_legacy_and_modern_clients() {
         (
             "legacy",
             "yes",
-            vec!["greet", "plain"],
+            vec!["greet", "plain", "prompt:ask_topic"],
             vec![
                 greeted.clone(),
                 json!({"text": "plain answer", "isError": false}),
+                json!({"text": "Write about Ada"}),
             ],
             json!({"elicitation": {}, "sampling": {}}),
         ),
@@ -193,6 +240,15 @@ async fn input_requests_reach_legacy_and_modern_clients() {
             vec!["greet"],
             vec![json!(
                 "the client did not answer the upstream's elicitation/create request within 3.0 s"
+            )],
+            json!({"elicitation": {}, "sampling": {}}),
+        ),
+        (
+            "legacy",
+            "refuse",
+            vec!["greet"],
+            vec![json!(
+                "the client refused the upstream's elicitation/create request: the user closed the dialog"
             )],
             json!({"elicitation": {}, "sampling": {}}),
         ),
@@ -222,8 +278,8 @@ async fn input_requests_reach_legacy_and_modern_clients() {
         }
     }
     served.stop();
-    // One `calls` row per finished call, however many rounds it took; the stalled call never
-    // finished.
+    // One `calls` row per finished call, however many rounds it took; the stalled and the
+    // refused calls never finished.
     let rows: Vec<(String, bool)> = served
         .calls()
         .into_iter()
