@@ -24,6 +24,8 @@ pub struct LegacySession {
     /// The level the client asked for with `logging/setLevel`; its calls' logs are relayed
     /// (`server::logs`) at or above it. `None`: no logs.
     pub log_level: Option<Level>,
+    /// The client's relayable input capabilities from `initialize` (`input::capabilities`).
+    pub input: Option<std::sync::Arc<serde_json::Value>>,
     last_seen: Instant,
 }
 
@@ -52,6 +54,7 @@ impl Sessions {
                 client,
                 version: version.to_string(),
                 log_level: None,
+                input: None,
                 last_seen: now,
             },
         );
@@ -74,6 +77,14 @@ impl Sessions {
     pub fn set_log_level(&self, id: &str, level: Level) -> bool {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         map.get_mut(id).map(|s| s.log_level = Some(level)).is_some()
+    }
+
+    /// Records the input capabilities the session's client declared in `initialize`.
+    pub fn set_input(&self, id: &str, input: Option<std::sync::Arc<serde_json::Value>>) {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = map.get_mut(id) {
+            s.input = input;
+        }
     }
 
     /// Ends a session; false when it did not exist.

@@ -159,11 +159,11 @@ pub fn stream(
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
-/// For `--stdio`: runs `call` (one `tools/call`'s handling) with its log messages at `level`
+/// For `--stdio` and the input relay: runs `call` (one `tools/call`'s handling) with its log messages at `level`
 /// passed to `out` as they come, and returns its answer after them.
-pub async fn relaying<F>(level: Level, call: F, out: impl Fn(Value)) -> Option<Value>
+pub async fn relaying<F, T>(level: Level, call: F, out: impl Fn(Value)) -> T
 where
-    F: std::future::Future<Output = Option<Value>>,
+    F: std::future::Future<Output = T>,
 {
     let (sink, mut logs) = LogSink::new(level);
     let call = related::scope(sink, call);

@@ -8,6 +8,7 @@ mod calls;
 pub mod fake_upstream;
 pub mod guards;
 pub mod handler;
+pub mod input;
 pub mod instructions;
 pub mod legacy;
 pub mod listing;

@@ -104,6 +104,7 @@ where
                     era: Era::Modern,
                     client: env.client.or_else(|| lock(&client).clone()),
                     session: Some(session.clone()),
+                    input: None,
                 },
                 Err(e) => {
                     if let Some(id) = id {
@@ -136,6 +137,7 @@ where
                 era: Era::Legacy,
                 client: lock(&client).clone(),
                 session: Some(session.clone()),
+                input: None,
             }
         };
         let level = match caller.era {

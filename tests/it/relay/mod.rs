@@ -51,9 +51,14 @@ struct Legacy {
 
 impl Legacy {
     async fn open(url: &str) -> Legacy {
+        Legacy::open_with(url, json!({})).await
+    }
+
+    /// A session whose client declared `capabilities` in `initialize`.
+    async fn open_with(url: &str, capabilities: Value) -> Legacy {
         let http = reqwest::Client::new();
         let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
+            "protocolVersion": "2025-11-25", "capabilities": capabilities,
             "clientInfo": {"name": "relay-test", "version": "1"}}});
         let r = http
             .post(url)
@@ -172,6 +177,16 @@ async fn legacy_logs_follow_the_sessions_level_and_stay_with_their_call() {
     let quiet = Legacy::open(&mws.url).await;
     let r = quiet.call("chatty").await;
     assert_eq!(logs(&r), Vec::<String>::new());
+    assert_eq!(answer_text(&r), "chatty done");
+
+    // A client that can be asked for input (its calls stream through the input relay) gets its
+    // logs on that stream too.
+    let asked = Legacy::open_with(&mws.url, json!({"elicitation": {}, "sampling": {}})).await;
+    asked
+        .request("logging/setLevel", json!({"level": "error"}))
+        .await;
+    let r = asked.call("chatty").await;
+    assert_eq!(logs(&r), ["error line"]);
     assert_eq!(answer_text(&r), "chatty done");
 
     // A level that is no level is refused, naming the levels.
