@@ -124,6 +124,12 @@ pub fn stream(
         (proxy.upstream().notifications(), ours, theirs)
     });
     let (sink, logs) = LogSink::new(level);
+    // The call's progress comes in order with its logs when it arrives on the call's own stream;
+    // the shared channel catches any that arrives elsewhere.
+    let sink = match &progress {
+        Some((_, ours, theirs)) => sink.with_progress(ours.clone(), theirs.clone()),
+        None => sink,
+    };
     let (tx, done) = tokio::sync::oneshot::channel::<Option<Value>>();
     tokio::spawn(async move {
         let answer = related::scope(sink, proxy.handle(&msg, &caller)).await;

@@ -56,13 +56,27 @@ impl Level {
 pub struct LogSink {
     pub tx: mpsc::Sender<Value>,
     pub level: Level,
+    /// The call's progress token as sent upstream and the client's own: the call's progress is
+    /// taken too (with the client's token put back), so it keeps its order among the logs.
+    pub progress: Option<(Value, Value)>,
 }
 
 impl LogSink {
     /// A sink and the receiver its messages come out of.
     pub fn new(level: Level) -> (LogSink, mpsc::Receiver<Value>) {
         let (tx, rx) = mpsc::channel(SINK_CAPACITY);
-        (LogSink { tx, level }, rx)
+        let sink = LogSink {
+            tx,
+            level,
+            progress: None,
+        };
+        (sink, rx)
+    }
+
+    /// Also takes the progress sent upstream with token `ours`, as the client's `theirs`.
+    pub fn with_progress(mut self, ours: Value, theirs: Value) -> LogSink {
+        self.progress = Some((ours, theirs));
+        self
     }
 }
 
@@ -80,19 +94,34 @@ pub fn requested_level() -> Option<Level> {
     SINK.try_with(|s| s.level).ok()
 }
 
-/// Hands `msg` to the sink in scope when it is a `notifications/message` (true: it was taken,
-/// or dropped for being below the level or over capacity). False outside a scope and for anything
-/// else, which the caller routes as before.
+/// Hands `msg` to the sink in scope when it is a `notifications/message`, or the progress of the
+/// sink's call (true: it was taken, or dropped for being below the level or over capacity). False
+/// outside a scope and for anything else, which the caller routes as before.
 pub fn deliver(msg: &Value) -> bool {
-    if msg.get("method").and_then(Value::as_str) != Some("notifications/message") {
-        return false;
+    match msg.get("method").and_then(Value::as_str) {
+        Some("notifications/message") => SINK
+            .try_with(|s| {
+                if message_level(msg).is_none_or(|l| l >= s.level) {
+                    let _ = s.tx.try_send(msg.clone());
+                }
+            })
+            .is_ok(),
+        Some("notifications/progress") => SINK
+            .try_with(|s| {
+                let (ours, theirs) = s.progress.as_ref()?;
+                if msg.pointer("/params/progressToken") != Some(ours) {
+                    return None;
+                }
+                let mut n = msg.clone();
+                n["params"]["progressToken"] = theirs.clone();
+                let _ = s.tx.try_send(n);
+                Some(())
+            })
+            .ok()
+            .flatten()
+            .is_some(),
+        _ => false,
     }
-    SINK.try_with(|s| {
-        if message_level(msg).is_none_or(|l| l >= s.level) {
-            let _ = s.tx.try_send(msg.clone());
-        }
-    })
-    .is_ok()
 }
 
 /// A message's `params.level`; `None` when missing or unknown (such a message is relayed).
@@ -185,5 +214,25 @@ mod tests {
             assert_eq!(with_requested_level("tools/list", list.clone()), list);
         })
         .await;
+    }
+
+    #[tokio::test]
+    async fn a_scope_with_a_progress_token_takes_that_calls_progress_in_order() {
+        let (sink, mut rx) = LogSink::new(Level::parse("debug").unwrap());
+        let sink = sink.with_progress(json!("mws-1"), json!(7));
+        let progress =
+            |t: Value| json!({"method": "notifications/progress", "params": {"progressToken": t}});
+        scope(sink, async {
+            assert!(deliver(&progress(json!("mws-1"))));
+            assert!(deliver(&note("info")));
+            assert!(
+                !deliver(&progress(json!("mws-2"))),
+                "another call's progress"
+            );
+        })
+        .await;
+        assert_eq!(rx.try_recv().unwrap(), progress(json!(7)));
+        assert_eq!(rx.try_recv().unwrap(), note("info"));
+        assert!(rx.try_recv().is_err());
     }
 }

@@ -226,9 +226,20 @@ async fn a_modern_calls_log_level_is_passed_up_and_its_messages_come_back() {
     let r = modern_call(&mws.url, "chatty", json!({})).await;
     assert_eq!(logs(&r), Vec::<String>::new());
     assert_eq!(answer_text(&r), "chatty done");
+    // With a progress token too: the progress (the client's token put back), then the logs.
+    let r = modern_call(
+        &mws.url,
+        "chatty",
+        json!({"io.modelcontextprotocol/logLevel": "info", "progressToken": "mine"}),
+    )
+    .await;
+    assert_eq!(r[0]["method"], "notifications/progress", "{r:?}");
+    assert_eq!(r[0]["params"]["progressToken"], "mine");
+    assert_eq!(logs(&r), ["info line", "error line"]);
+    assert_eq!(answer_text(&r), "chatty done");
     assert_eq!(
         up.seen.lock().unwrap().call_levels,
-        [Some("error".to_string()), None]
+        [Some("error".to_string()), None, Some("info".to_string())]
     );
 }
 

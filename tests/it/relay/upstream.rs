@@ -1,7 +1,8 @@
 //! A hand-written Streamable HTTP upstream for the relay tests, legacy (2025-11-25, sessions,
 //! `logging/setLevel`) or modern (2026-07-28, per-request `_meta` log level), offering `logging`
-//! and three tools: `chatty` answers on an SSE stream carrying a `notifications/message` at each of
-//! debug, info and error that the level asked for lets through, then its result; `resume` (legacy)
+//! and three tools: `chatty` answers on an SSE stream carrying its progress (when the call has a
+//! token) and a `notifications/message` at each of debug, info and error that the level asked for
+//! lets through, then its result; `resume` (legacy)
 //! sends a priming event with an id and `retry: 200`, closes the stream, and gives its result on a
 //! GET carrying that `Last-Event-ID`; `vanish` does the same but refuses the GET (405). Records
 //! what it was asked for. Loopback only; stops on drop.
@@ -174,6 +175,11 @@ fn call(st: &St, msg: &Value, id: Value) -> Response {
     match name {
         "chatty" => {
             let mut out = String::new();
+            if let Some(token) = msg.pointer("/params/_meta/progressToken") {
+                let p = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": token, "progress": 1, "total": 1}});
+                out.push_str(&event(&p));
+            }
             for l in LEVELS {
                 if level.as_deref().is_some_and(|min| rank(l) >= rank(min)) {
                     let note = json!({"jsonrpc": "2.0", "method": "notifications/message",
