@@ -94,6 +94,7 @@ pub fn tools() -> Vec<Tool> {
     v
 }
 
+#[rustfmt::skip] // one arm per tool, kept on one line each
 pub async fn call(
     request: CallToolRequestParams,
     cx: RequestContext<RoleServer>,
@@ -102,6 +103,9 @@ pub async fn call(
     let arg = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_owned);
     let resource = |uri: &str, mime: &str, text: &str| json!({"type": "resource", "resource": {"uri": uri, "mimeType": mime, "text": text}});
     let fixed = |content: Value| Ok(result::<CallToolResult>(json!({"content": content})));
+    if let Some((message, schema, label)) = elicitation_form(request.name.as_ref(), &args) {
+        return elicit(&cx, &message, schema, label).await;
+    }
     match request.name.as_ref() {
         "test_simple_text" => Ok(text_result("This is a simple text response for testing.")),
         "test_image_content" => fixed(json!([{"type": "image", "data": PNG, "mimeType": "image/png"}])),
@@ -143,29 +147,6 @@ pub async fn call(
                 Err(e) => CallToolResult::error(vec![ContentBlock::text(format!("Sampling error: {e}"))]),
             })
         }
-        "test_elicitation" => {
-            let message = arg("message").unwrap_or_else(|| "Please provide your information".into());
-            elicit(&cx, &message, json!({
-                "type": "object",
-                "properties": {"username": {"type": "string", "description": "User's response"}, "email": {"type": "string", "description": "User's email address"}},
-                "required": ["username", "email"]}), "User response").await
-        }
-        "test_elicitation_sep1034_defaults" => elicit(&cx, "Please provide values (all have defaults)", json!({
-            "type": "object",
-            "properties": {
-                "name": {"type": "string", "description": "User's name", "default": "John Doe"},
-                "age": {"type": "integer", "description": "User's age", "default": 30},
-                "score": {"type": "number", "description": "User's score", "default": 95.5},
-                "status": {"type": "string", "description": "User's status", "enum": ["active", "inactive", "pending"], "default": "active"},
-                "verified": {"type": "boolean", "description": "Whether user is verified", "default": true}}}), "Elicitation completed").await,
-        "test_elicitation_sep1330_enums" => elicit(&cx, "Test enum schema improvements", json!({
-            "type": "object",
-            "properties": {
-                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-                "titledSingle": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"}, {"const": "value3", "title": "Third Option"}]},
-                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
-                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
-                "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "value1", "title": "First Choice"}, {"const": "value2", "title": "Second Choice"}, {"const": "value3", "title": "Third Choice"}]}}}}), "Enum elicitation completed").await,
         "json_schema_2020_12_tool" => Ok(text_result(format!("Hello, {}!", arg("name").unwrap_or_else(|| "world".into())))),
         "test_reconnection" => {
             tokio::time::sleep(NOTIFY_GAP * 2).await;
@@ -190,6 +171,52 @@ pub async fn call(
         }
         other => Err(ErrorData::invalid_params(format!("Unknown tool: {other}"), None)),
     }
+}
+
+/// The message, schema and result label of the elicitation a `test_elicitation*` tool asks for
+/// (2025 sessions ask by `elicitation/create`, 2026-07-28 requests by `InputRequiredResult`).
+pub fn elicitation_form(
+    tool: &str,
+    args: &serde_json::Map<String, Value>,
+) -> Option<(String, Value, &'static str)> {
+    Some(match tool {
+        "test_elicitation" => (
+            args.get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("Please provide your information")
+                .to_string(),
+            json!({
+                "type": "object",
+                "properties": {"username": {"type": "string", "description": "User's response"}, "email": {"type": "string", "description": "User's email address"}},
+                "required": ["username", "email"]}),
+            "User response",
+        ),
+        "test_elicitation_sep1034_defaults" => (
+            "Please provide values (all have defaults)".into(),
+            json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "User's name", "default": "John Doe"},
+                "age": {"type": "integer", "description": "User's age", "default": 30},
+                "score": {"type": "number", "description": "User's score", "default": 95.5},
+                "status": {"type": "string", "description": "User's status", "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "description": "Whether user is verified", "default": true}}}),
+            "Elicitation completed",
+        ),
+        "test_elicitation_sep1330_enums" => (
+            "Test enum schema improvements".into(),
+            json!({
+            "type": "object",
+            "properties": {
+                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {"type": "string", "oneOf": [{"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"}, {"const": "value3", "title": "Third Option"}]},
+                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"], "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                "titledMulti": {"type": "array", "items": {"anyOf": [{"const": "value1", "title": "First Choice"}, {"const": "value2", "title": "Second Choice"}, {"const": "value3", "title": "Third Choice"}]}}}}),
+            "Enum elicitation completed",
+        ),
+        _ => return None,
+    })
 }
 
 /// A 2025-era elicitation round trip: ask the client, report what it answered.

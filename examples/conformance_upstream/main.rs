@@ -164,7 +164,10 @@ impl ServerHandler for Fixture {
                 }
                 Ok(text_result("Prompt list change triggered").into())
             }
-            _ => interactive::call(request, cx).await.map(Into::into),
+            _ => match mrtr::interactive(&request, &cx.meta) {
+                Some(answer) => answer,
+                None => interactive::call(request, cx).await.map(Into::into),
+            },
         }
     }
 

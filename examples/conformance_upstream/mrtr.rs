@@ -279,3 +279,65 @@ pub fn prompt(request: &GetPromptRequestParams) -> Result<GetPromptResponse, Err
         .into()),
     }
 }
+
+/// The key a 2026-07-28 request's `InputRequiredResult` files the interactive tools' question under.
+const ASK_KEY: &str = "input";
+
+/// `test_sampling` and the `test_elicitation*` tools for a 2026-07-28 request, which cannot get a
+/// server->client request: they ask by `InputRequiredResult` when the client declared the
+/// capability (else `-32021`), and answer as their 2025 round trips do once the client retries
+/// with the input. `None` for other tools and for 2025 session requests.
+pub fn interactive(
+    request: &CallToolRequestParams,
+    meta: &RequestMetaObject,
+) -> Option<Result<CallToolResponse, ErrorData>> {
+    let modern = meta.protocol_version().is_some_and(|v| !v.has_initialize());
+    if !modern {
+        return None;
+    }
+    let args = request.arguments.clone().unwrap_or_default();
+    let caps = meta.client_capabilities().unwrap_or_default();
+    let given = answer(request.input_responses.as_ref(), ASK_KEY);
+    let done = |text: String| Some(Ok(text_result(text).into()));
+    if request.name == "test_sampling" {
+        if let Some(a) = given {
+            let text = a
+                .get("content")
+                .and_then(|c| c.get("text"))
+                .and_then(Value::as_str);
+            return done(format!(
+                "LLM response: {}",
+                text.unwrap_or("No text response")
+            ));
+        }
+        if caps.sampling.is_none() {
+            let need = ClientCapabilities::builder().enable_sampling().build();
+            return Some(Err(ErrorData::missing_required_client_capability(need)));
+        }
+        let prompt = args
+            .get("prompt")
+            .and_then(Value::as_str)
+            .unwrap_or("Hello");
+        return Some(Ok(ask(vec![(ASK_KEY, sampling(prompt, 100))], None).into()));
+    }
+    let (message, schema, label) = super::interactive::elicitation_form(&request.name, &args)?;
+    if let Some(a) = given {
+        let action = a.get("action").and_then(Value::as_str).unwrap_or_default();
+        let content = a
+            .get("content")
+            .map_or_else(|| "none".into(), Value::to_string);
+        return done(format!("{label}: action={action}, content={content}"));
+    }
+    if caps.elicitation.is_none() {
+        let need = ClientCapabilities::builder().enable_elicitation().build();
+        return Some(Err(ErrorData::missing_required_client_capability(need)));
+    }
+    let form = InputRequest::Elicitation(ElicitRequest::new(
+        ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message,
+            requested_schema: wire(schema),
+        },
+    ));
+    Some(Ok(ask(vec![(ASK_KEY, form)], None).into()))
+}

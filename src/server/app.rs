@@ -24,7 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{progress, sse, streams};
+use crate::server::{input, logs, progress, sse, streams};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -33,6 +33,8 @@ struct AppState {
     proxy: Arc<Proxy>,
     sessions: Arc<Sessions>,
     shutdown: watch::Receiver<bool>,
+    /// Our requests to legacy clients waiting for their answers (`input.rs`).
+    inputs: Arc<input::Pending>,
 }
 
 /// Binds `host:port` (loopback only; port 0 picks a free one).
@@ -71,6 +73,7 @@ pub fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
         proxy,
         sessions: Arc::new(Sessions::default()),
         shutdown,
+        inputs: Arc::default(),
     };
     Router::new()
         .route("/mcp", post(post_mcp).get(get_mcp).delete(delete_mcp))
@@ -217,7 +220,14 @@ async fn post_mcp(
             era: Era::Modern,
             client: env.client.or(user_agent),
             session: None,
+            input: None,
         };
+        if let Some(level) = logs::requested(&msg)
+            .filter(|_| progress::accepts_sse(accept) && logs::relays(&st.proxy))
+        {
+            let t = progress::token(&msg);
+            return logs::stream(st.proxy.clone(), msg, caller, level, t);
+        }
         if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
             return progress::stream(st.proxy.clone(), msg, caller, t);
         }
@@ -254,6 +264,7 @@ async fn post_mcp(
     }
     let now = Instant::now();
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let mut log_level = None;
     let (caller, new_session) = if method == "initialize" {
         let params = msg.get("params");
         let client = params
@@ -268,10 +279,12 @@ async fn post_mcp(
         let sid = st
             .sessions
             .create(client.clone(), negotiate_legacy(requested), now);
+        st.sessions.set_input(&sid, input::capabilities(params));
         let caller = Caller {
             era: Era::Legacy,
             client,
             session: Some(sid.clone()),
+            input: None,
         };
         (caller, Some(sid))
     } else if let Some(sid) = header_str(&headers, SESSION_HEADER) {
@@ -279,10 +292,12 @@ async fn post_mcp(
             let m = "Session not found: it ended or expired; send initialize again without Mcp-Session-Id";
             return error_reply(StatusCode::NOT_FOUND, &id, -32001, m, None);
         };
+        log_level = session.log_level;
         let caller = Caller {
             era: Era::Legacy,
             client: session.client.or(user_agent),
             session: Some(sid.to_string()),
+            input: session.input,
         };
         (caller, None)
     } else {
@@ -290,9 +305,38 @@ async fn post_mcp(
             era: Era::Legacy,
             client: user_agent,
             session: None,
+            input: None,
         };
         (caller, None)
     };
+    if input::is_response(&msg) {
+        st.inputs.deliver(caller.session.as_deref(), &msg);
+        return StatusCode::ACCEPTED.into_response();
+    }
+    if method == "logging/setLevel" {
+        match logs::set_level_params(msg.get("params")) {
+            Ok(level) => {
+                if let Some(sid) = &caller.session {
+                    st.sessions.set_log_level(sid, level);
+                }
+            }
+            Err(e) => return error_reply(StatusCode::OK, &id, e.code, &e.message, e.data),
+        }
+    }
+    let mut caller = caller;
+    input::limit(&mut caller, &msg, accept);
+    let log_level = log_level.filter(|_| {
+        method == "tools/call" && progress::accepts_sse(accept) && logs::relays(&st.proxy)
+    });
+    // A call that may be asked for input streams through the input relay, with its logs.
+    if caller.input.is_some() && (progress::token(&msg).is_some() || log_level.is_some()) {
+        let (p, i) = (st.proxy.clone(), st.inputs.clone());
+        return input::relay(p, i, msg, caller, None, log_level);
+    }
+    if let Some(level) = log_level {
+        let t = progress::token(&msg);
+        return logs::stream(st.proxy.clone(), msg, caller, level, t);
+    }
     if new_session.is_none()
         && let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept))
     {
@@ -300,6 +344,14 @@ async fn post_mcp(
     }
     match st.proxy.handle(&msg, &caller).await {
         None => StatusCode::ACCEPTED.into_response(),
+        Some(resp) if caller.input.is_some() && input::asks_input(&resp) => input::relay(
+            st.proxy.clone(),
+            st.inputs.clone(),
+            msg,
+            caller,
+            Some(resp),
+            None,
+        ),
         Some(resp) => json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref()),
     }
 }

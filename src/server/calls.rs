@@ -50,7 +50,11 @@ impl Proxy {
         let (params, ctx) = split_meta(params, caller);
         match name.as_str() {
             SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
-            CALL_TOOL => self.call_tool(params.get("arguments"), ctx, caller).await,
+            CALL_TOOL => {
+                let input = input_fields(&params);
+                self.call_tool(params.get("arguments"), input, ctx, caller)
+                    .await
+            }
             _ => {
                 self.forward_call(&name, params, ctx, "direct", caller)
                     .await
@@ -61,6 +65,7 @@ impl Proxy {
     async fn call_tool(
         &self,
         args: Option<&Value>,
+        input: serde_json::Map<String, Value>,
         ctx: CallContext,
         caller: &Caller,
     ) -> Result<Value, RpcError> {
@@ -88,7 +93,10 @@ impl Proxy {
         if real == SEARCH_TOOLS {
             return Ok(self.search_tools(Some(&arguments), caller).await);
         }
-        let params = json!({"name": real, "arguments": arguments});
+        let mut params = json!({"name": real, "arguments": arguments});
+        if let Some(p) = params.as_object_mut() {
+            p.extend(input);
+        }
         self.forward_call(&real, params, ctx, "call_tool", caller)
             .await
     }
@@ -110,6 +118,10 @@ impl Proxy {
         let start = Instant::now();
         let result = self.upstream.request("tools/call", params, &ctx).await;
         let ms = i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX);
+        if asks_input(&result) {
+            // Not a finished call: the round that completes it (the client's retry) is logged.
+            return Ok(result?);
+        }
         let (ok, error_kind) = match &result {
             Ok(r) if r.get("isError") == Some(&json!(true)) => (false, Some("error")),
             Ok(_) => (true, None),
@@ -216,4 +228,18 @@ fn new_stateless_id(client: &str, run_id: &str) -> String {
         "proxy:{client}:{}:{run_id}",
         clock::fmt(clock::now()).replace([':', '.'], "")
     )
+}
+
+/// True when the upstream answered `InputRequiredResult`: the call goes on in another round.
+fn asks_input(result: &Result<Value, UpstreamError>) -> bool {
+    matches!(result, Ok(r) if r.get("resultType").and_then(Value::as_str) == Some("input_required"))
+}
+
+/// A multi-round call's `inputResponses` and `requestState`, which `call_tool` passes on with the
+/// tool it names.
+fn input_fields(params: &Value) -> serde_json::Map<String, Value> {
+    ["inputResponses", "requestState"]
+        .into_iter()
+        .filter_map(|k| Some((k.to_string(), params.get(k)?.clone())))
+        .collect()
 }

@@ -30,6 +30,9 @@ pub struct Caller {
     /// The proxy session (legacy `Mcp-Session-Id`, one `--stdio` connection); `None` for stateless
     /// clients, whose session is their name plus an idle gap (see `calls::STATELESS_SESSION_GAP`).
     pub session: Option<String>,
+    /// A legacy session client's `sampling`/`elicitation`/`roots` capabilities, set only on a
+    /// request whose input requests mws can relay to it (`input.rs`); told to the upstream.
+    pub input: Option<Arc<Value>>,
 }
 
 /// A JSON-RPC error to send back.
@@ -223,6 +226,9 @@ impl Proxy {
                 }
             }
         }
+        if crate::server::logs::relays(self) {
+            caps.insert("logging".into(), json!({}));
+        }
         Value::Object(caps)
     }
 
@@ -267,7 +273,7 @@ pub fn split_meta(mut params: Value, caller: &Caller) -> (Value, CallContext) {
             .and_then(|m| m.get(mcp::META_CLIENT_CAPABILITIES))
             .filter(|c| c.is_object())
             .cloned(),
-        Era::Legacy => None,
+        Era::Legacy => caller.input.as_deref().cloned(),
     };
     let meta = params
         .as_object_mut()

@@ -10,6 +10,7 @@
 
 mod demo;
 mod fidelity;
+mod input;
 mod progress;
 mod promote;
 mod resilience;
