@@ -54,11 +54,25 @@ pub struct Decoder {
     has_data: bool,
     id: Option<String>,
     retry: Option<u64>,
+    /// The id as of the last complete event (priming events included): where a resumed stream
+    /// starts again.
+    last_event_id: Option<String>,
 }
 
 impl Decoder {
     pub fn new() -> Decoder {
         Decoder::default()
+    }
+
+    /// The last event ID of the stream so far (set when an event completes, even a priming one
+    /// that is not delivered), for a `Last-Event-ID` on reconnection.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// The reconnection time the stream asked for with `retry:`, in milliseconds.
+    pub fn retry(&self) -> Option<u64> {
+        self.retry
     }
 
     /// Feeds a chunk; returns the events it completed, in order.
@@ -129,6 +143,7 @@ impl Decoder {
 
     fn dispatch(&mut self) -> Option<Event> {
         let event = self.event.take();
+        self.last_event_id.clone_from(&self.id);
         if !self.has_data {
             // A priming event (id and no data) sets the last id but is not delivered.
             return None;
@@ -199,6 +214,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn last_event_id_counts_complete_events_only() {
+        let mut d = Decoder::new();
+        assert!(d.feed(b"id: p1\nretry: 500\n\n").is_empty());
+        assert_eq!((d.last_event_id(), d.retry()), (Some("p1"), Some(500)));
+        // An event cut after its id line does not move the last id.
+        assert!(d.feed(b"id: p2\ndata: {").is_empty());
+        assert_eq!(d.last_event_id(), Some("p1"));
+        assert_eq!(d.feed(b"}\n\n")[0].id.as_deref(), Some("p2"));
+        assert_eq!(d.last_event_id(), Some("p2"));
     }
 
     #[test]

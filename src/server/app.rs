@@ -24,7 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{input, progress, sse, streams};
+use crate::server::{input, logs, progress, sse, streams};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -214,6 +214,12 @@ async fn post_mcp(
             session: None,
             input: None,
         };
+        if let Some(level) = logs::requested(&msg)
+            .filter(|_| progress::accepts_sse(accept) && logs::relays(&st.proxy))
+        {
+            let t = progress::token(&msg);
+            return logs::stream(st.proxy.clone(), msg, caller, level, t);
+        }
         if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
             return progress::stream(st.proxy.clone(), msg, caller, t);
         }
@@ -250,6 +256,7 @@ async fn post_mcp(
     }
     let now = Instant::now();
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+    let mut log_level = None;
     let (caller, new_session) = if method == "initialize" {
         let params = msg.get("params");
         let client = params
@@ -277,6 +284,7 @@ async fn post_mcp(
             let m = "Session not found: it ended or expired; send initialize again without Mcp-Session-Id";
             return error_reply(StatusCode::NOT_FOUND, &id, -32001, m, None);
         };
+        log_level = session.log_level;
         let caller = Caller {
             era: Era::Legacy,
             client: session.client.or(user_agent),
@@ -299,8 +307,26 @@ async fn post_mcp(
     }
     let mut caller = caller;
     input::limit(&mut caller, &msg, accept);
-    if caller.input.is_some() && progress::token(&msg).is_some() {
-        return input::relay(st.proxy.clone(), st.inputs.clone(), msg, caller, None);
+    if method == "logging/setLevel" {
+        match logs::set_level_params(msg.get("params")) {
+            Ok(level) => {
+                if let Some(sid) = &caller.session {
+                    st.sessions.set_log_level(sid, level);
+                }
+            }
+            Err(e) => return error_reply(StatusCode::OK, &id, e.code, &e.message, e.data),
+        }
+    }
+    let log_level = log_level.filter(|_| {
+        method == "tools/call" && progress::accepts_sse(accept) && logs::relays(&st.proxy)
+    });
+    if caller.input.is_some() && (log_level.is_some() || progress::token(&msg).is_some()) {
+        let (proxy, inputs) = (st.proxy.clone(), st.inputs.clone());
+        return input::relay(proxy, inputs, msg, caller, None, log_level);
+    }
+    if let Some(level) = log_level {
+        let t = progress::token(&msg);
+        return logs::stream(st.proxy.clone(), msg, caller, level, t);
     }
     if new_session.is_none()
         && let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept))
@@ -310,7 +336,8 @@ async fn post_mcp(
     match st.proxy.handle(&msg, &caller).await {
         None => StatusCode::ACCEPTED.into_response(),
         Some(resp) if caller.input.is_some() && input::asks_input(&resp) => {
-            input::relay(st.proxy.clone(), st.inputs.clone(), msg, caller, Some(resp))
+            let (proxy, inputs) = (st.proxy.clone(), st.inputs.clone());
+            input::relay(proxy, inputs, msg, caller, Some(resp), None)
         }
         Some(resp) => json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref()),
     }

@@ -226,6 +226,9 @@ impl Proxy {
                 }
             }
         }
+        if crate::server::logs::relays(self) {
+            caps.insert("logging".into(), json!({}));
+        }
         Value::Object(caps)
     }
 

@@ -7,6 +7,8 @@ use std::io::Read;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::upstream::related::Level;
+
 /// Most live sessions; the least recently used one is dropped past it. Raising it costs a few
 /// hundred bytes per session.
 pub const MAX_SESSIONS: usize = 4096;
@@ -21,6 +23,9 @@ pub struct LegacySession {
     pub version: String,
     /// The client's relayable input capabilities from `initialize` (`input::capabilities`).
     pub input: Option<std::sync::Arc<serde_json::Value>>,
+    /// The level the client asked for with `logging/setLevel`; its calls' logs are relayed
+    /// (`server::logs`) at or above it. `None`: no logs.
+    pub log_level: Option<Level>,
     last_seen: Instant,
 }
 
@@ -49,6 +54,7 @@ impl Sessions {
                 client,
                 version: version.to_string(),
                 input: None,
+                log_level: None,
                 last_seen: now,
             },
         );
@@ -73,6 +79,12 @@ impl Sessions {
         if let Some(s) = map.get_mut(id) {
             s.input = input;
         }
+    }
+
+    /// Records the session's `logging/setLevel`; false when the session is unknown.
+    pub fn set_log_level(&self, id: &str, level: Level) -> bool {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.get_mut(id).map(|s| s.log_level = Some(level)).is_some()
     }
 
     /// Ends a session; false when it did not exist.
@@ -129,6 +141,11 @@ mod tests {
                 .is_none()
         );
         let id = s.create(None, "2025-11-25", t0);
+        assert_eq!(s.get(&id, t0).unwrap().log_level, None);
+        let debug = Level::parse("debug").unwrap();
+        assert!(s.set_log_level(&id, debug));
+        assert_eq!(s.get(&id, t0).unwrap().log_level, Some(debug));
+        assert!(!s.set_log_level("nope", debug));
         assert!(s.remove(&id));
         assert!(!s.remove(&id));
         assert!(s.is_empty());

@@ -94,14 +94,16 @@ fn slim_top(schema: &mut Value, tool_name: &str) {
     slim(schema);
 }
 
-/// Lossless schema slimming: no `$schema`, no property titles that only repeat the key, no
-/// `default: null`, and `anyOf [X, {"type": "null"}]` on an optional property collapsed to X when
-/// X's keys do not collide with the property's own.
+/// Lossless schema slimming: no property titles that only repeat the key, no `default: null`, and
+/// `anyOf [X, {"type": "null"}]` on an optional property collapsed to X when X's keys do not
+/// collide with the property's own. `$schema` stays: it names the dialect the rest is read in
+/// (a draft-07 `items` array means what 2020-12 calls `prefixItems`), so dropping it is not
+/// lossless (seed 000 asked for it to go; issue 6's conformance check `json-schema-2020-12-$schema`
+/// and this reason win).
 pub fn slim(schema: &mut Value) {
     let Some(obj) = schema.as_object_mut() else {
         return;
     };
-    obj.remove("$schema");
     if obj.get("default") == Some(&Value::Null) {
         obj.remove("default");
     }

@@ -12,6 +12,7 @@ pub mod input;
 pub mod instructions;
 pub mod legacy;
 pub mod listing;
+pub mod logs;
 pub mod meta_tools;
 pub mod modern;
 pub mod progress;

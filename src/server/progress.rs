@@ -135,7 +135,16 @@ pub async fn handle_relaying(
     }
 }
 
-fn is_ours(n: &Value, ours: &Value) -> bool {
+/// A progress token unique to this proxy, to send upstream in place of a client's.
+pub(crate) fn our_token() -> Value {
+    Value::String(format!(
+        "mws-{}",
+        NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// Is `n` the upstream's progress for the call we sent with token `ours`?
+pub(crate) fn is_ours(n: &Value, ours: &Value) -> bool {
     n.get("method").and_then(Value::as_str) == Some("notifications/progress")
         && n.pointer("/params/progressToken") == Some(ours)
 }

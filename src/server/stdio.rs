@@ -13,7 +13,8 @@ use tokio::task::JoinSet;
 use crate::mcp::{self, Era, code};
 use crate::server::handler::{Caller, Proxy};
 use crate::server::legacy::new_session_id;
-use crate::server::modern;
+use crate::server::{logs, modern};
+use crate::upstream::related::Level;
 
 /// Serves one client until the reader ends; in-flight requests finish and are answered first.
 pub async fn serve<R, W>(proxy: Arc<Proxy>, reader: R, writer: W) -> std::io::Result<()>
@@ -24,6 +25,8 @@ where
     let session = format!("stdio:{}", new_session_id());
     let client: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let initialized = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // A legacy client's `logging/setLevel`: its calls' log messages are relayed (`logs.rs`).
+    let log_level: Arc<Mutex<Option<Level>>> = Arc::new(Mutex::new(None));
     let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
 
     let write_task = tokio::spawn(async move {
@@ -120,6 +123,16 @@ where
                 *lock(&client) = name;
                 initialized.store(true, std::sync::atomic::Ordering::Relaxed);
             }
+            if msg.get("method").and_then(Value::as_str) == Some("logging/setLevel") {
+                match logs::set_level_params(msg.get("params")) {
+                    Ok(level) => *lock(&log_level) = Some(level),
+                    Err(e) => {
+                        let id = id.unwrap_or(Value::Null);
+                        let _ = tx.send(mcp::error_response(&id, e.code, &e.message, e.data));
+                        continue;
+                    }
+                }
+            }
             Caller {
                 era: Era::Legacy,
                 client: lock(&client).clone(),
@@ -127,16 +140,32 @@ where
                 input: None,
             }
         };
+        let level = match caller.era {
+            Era::Modern => logs::requested(&msg),
+            Era::Legacy if msg.get("method").and_then(Value::as_str) == Some("tools/call") => {
+                *lock(&log_level)
+            }
+            Era::Legacy => None,
+        }
+        .filter(|_| logs::relays(&proxy));
         let proxy = proxy.clone();
         let tx = tx.clone();
         tasks.spawn(async move {
             // A call's progress (the client's own token) goes out before its answer.
-            let resp = match crate::server::progress::token(&msg) {
-                Some(t) => {
-                    let out = |n: Value| drop(tx.send(n));
-                    crate::server::progress::handle_relaying(&proxy, &msg, &caller, &t, out).await
+            let work = async {
+                match crate::server::progress::token(&msg) {
+                    Some(t) => {
+                        let out = |n: Value| drop(tx.send(n));
+                        crate::server::progress::handle_relaying(&proxy, &msg, &caller, &t, out)
+                            .await
+                    }
+                    None => proxy.handle(&msg, &caller).await,
                 }
-                None => proxy.handle(&msg, &caller).await,
+            };
+            // So do its log messages, when the client asked for them.
+            let resp = match level {
+                Some(l) => logs::relaying(l, work, |n| drop(tx.send(n))).await,
+                None => work.await,
             };
             if let Some(resp) = resp {
                 let _ = tx.send(resp);

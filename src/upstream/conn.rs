@@ -44,7 +44,12 @@ pub struct Conn {
     next_id: AtomicU64,
     /// Where the upstream's identity is remembered across restarts, and what was last written.
     remembered: Option<(PathBuf, Mutex<String>)>,
+    /// The log level the legacy session was last told (`conn_logs.rs`).
+    sent_level: logs::SentLevel,
 }
+
+#[path = "conn_logs.rs"]
+mod logs;
 
 fn client_info(client: Option<&str>) -> Value {
     let name = match client {
@@ -70,6 +75,7 @@ impl Conn {
             status: Mutex::new(known.unwrap_or_default()),
             next_id: AtomicU64::new(1),
             remembered: remember.map(|p| (p, Mutex::new(written))),
+            sent_level: Default::default(),
         }
     }
 
@@ -307,6 +313,7 @@ impl Conn {
                 _ => params.clone().unwrap_or(Value::Null),
             };
             let params = self.params(&n, p, ctx);
+            let params = self.ask_for_logs(method, &n, params).await;
             let msg = mcp::request(&self.id(), method, params);
             let out = Outgoing {
                 msg: &msg,

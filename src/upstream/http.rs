@@ -9,6 +9,7 @@ use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
+use super::resume::Resume;
 use super::wire::{
     OnNotification, Outgoing, Wire, WireError, answer_server_request, is_response_to,
 };
@@ -20,6 +21,7 @@ use crate::mcp::envelope::{
 use crate::mcp::sse;
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
+const LAST_EVENT_ID: &str = "last-event-id";
 /// Pause before reopening a notification stream that ended; raising it delays `list_changed`
 /// after an upstream restart, lowering it reconnects a flapping upstream more often.
 const LISTEN_RECONNECT: Duration = Duration::from_secs(2);
@@ -91,11 +93,36 @@ impl HttpWire {
         });
     }
 
+    /// Reconnects to a legacy request's answer stream with GET + `Last-Event-ID` (`resume.rs`);
+    /// `Err` says why not.
+    async fn resume_stream(
+        &self,
+        out: &Outgoing<'_>,
+        last_id: &str,
+    ) -> Result<reqwest::Response, String> {
+        let mut headers = self.headers(None, out.version).map_err(|e| e.to_string())?;
+        let id = HeaderValue::try_from(last_id).map_err(|_| "a bad event id".to_string())?;
+        headers.insert(LAST_EVENT_ID, id);
+        let resp = self
+            .client
+            .get(&self.cfg.url)
+            .headers(headers)
+            .header(ACCEPT, "text/event-stream")
+            .send()
+            .await
+            .map_err(|e| root_cause(&e))?;
+        if !resp.status().is_success() || !is_sse(&resp) {
+            return Err(format!("GET answered HTTP {}", resp.status().as_u16()));
+        }
+        Ok(resp)
+    }
+
+    /// Routes a message that came on a request's answer stream before its response.
     fn route(&self, msg: &Value, version: Option<&str>) {
         if msg.get("method").is_some() {
             if msg.get("id").is_some() {
                 self.answer(msg, version);
-            } else {
+            } else if !super::related::deliver(msg) {
                 (self.on_note)(msg);
             }
         }
@@ -186,24 +213,47 @@ impl Wire for HttpWire {
         }
         let id = out.msg.get("id").cloned().unwrap_or(Value::Null);
         if is_sse(&resp) && (200..300).contains(&status) {
-            let mut dec = sse::Decoder::new();
-            let mut body = resp.bytes_stream();
-            while let Some(chunk) = body.next().await {
-                let chunk = chunk.map_err(|e| WireError::Down(root_cause(&e)))?;
-                for ev in dec.feed(&chunk) {
-                    let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
-                        continue;
+            let mut resp = resp;
+            let mut resume = Resume::default();
+            loop {
+                let mut dec = sse::Decoder::new();
+                let mut body = resp.bytes_stream();
+                let mut cut = None;
+                while let Some(chunk) = body.next().await {
+                    let chunk = match chunk {
+                        Ok(c) => c,
+                        Err(e) => {
+                            cut = Some(WireError::Down(root_cause(&e)));
+                            break;
+                        }
                     };
-                    if is_response_to(&msg, &id) {
-                        return Ok((status, msg));
+                    for ev in dec.feed(&chunk) {
+                        let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
+                            continue;
+                        };
+                        if is_response_to(&msg, &id) {
+                            return Ok((status, msg));
+                        }
+                        self.route(&msg, out.version);
                     }
-                    self.route(&msg, out.version);
                 }
+                resume.ended(&dec);
+                let ended = || {
+                    cut.clone().unwrap_or_else(|| {
+                        WireError::Protocol(format!(
+                            "{} {}: the event stream ended before the response",
+                            out.method, self.cfg.url
+                        ))
+                    })
+                };
+                let Some((last_id, wait)) = resume.next().filter(|_| !out.modern) else {
+                    return Err(ended());
+                };
+                tokio::time::sleep(wait).await;
+                resp = self.resume_stream(&out, &last_id).await.map_err(|why| {
+                    WireError::Protocol(format!("{}, and resuming it failed: {why}", ended()))
+                })?;
             }
-            return Err(WireError::Protocol(format!(
-                "{} {}: the event stream ended before the response",
-                out.method, self.cfg.url
-            )));
         }
         let bytes = resp
             .bytes()

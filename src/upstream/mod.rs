@@ -6,7 +6,9 @@ mod cache;
 mod conn;
 mod http;
 mod probe;
+pub mod related;
 mod remembered;
+mod resume;
 mod stdio;
 mod wire;
 

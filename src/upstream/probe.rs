@@ -32,7 +32,9 @@ pub fn classify(outcome: Outcome, lenient: bool, generation: u64) -> Result<Prob
         Err(Some(WireError::Status(..) | WireError::SessionExpired)) => return Ok(Probe::Legacy),
         Err(Some(e)) => return Err(down(e)),
     };
-    if let Some(result) = resp.get("result") {
+    // A DiscoverResult lists the versions it speaks; a result that does not list ours (a legacy
+    // server answering every request it does not know with `{}`) is no modern server.
+    if let Some(result) = resp.get("result").filter(|r| lists_ours(r)) {
         return Ok(Probe::Modern(Box::new(discovered(
             Some(result),
             generation,
@@ -82,6 +84,14 @@ fn discovered(result: Option<&Value>, generation: u64) -> Negotiated {
     }
 }
 
+/// Does a discover result's `supportedVersions` list 2026-07-28?
+fn lists_ours(result: &Value) -> bool {
+    result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .is_some_and(|s| s.iter().any(|v| v == MODERN_VERSION))
+}
+
 /// Does an error's `data.supported` list 2026-07-28?
 pub fn lists_modern(data: Option<&Value>) -> bool {
     data.and_then(|d| d.get("supported"))
@@ -120,6 +130,21 @@ mod tests {
                 "modern",
             ),
             ("discover result stdio", Ok((200, discover)), true, "modern"),
+            (
+                "a result that is no DiscoverResult ({} to anything)",
+                Ok((200, json!({"jsonrpc": "2.0", "id": 1, "result": {}}))),
+                false,
+                "legacy",
+            ),
+            (
+                "a discover result without our version",
+                Ok((
+                    200,
+                    json!({"jsonrpc": "2.0", "id": 1, "result": {"supportedVersions": ["2027-01-01"]}}),
+                )),
+                false,
+                "legacy",
+            ),
             (
                 "TS legacy 400 -32000",
                 Ok((400, ts_legacy)),

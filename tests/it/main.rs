@@ -13,6 +13,7 @@ mod history;
 mod history_writers;
 mod ingest;
 mod matrix;
+mod relay;
 mod search;
 mod support;
 mod upstream;

@@ -218,7 +218,8 @@ async fn modern_discover_list_and_call() {
     assert_eq!(send["annotations"], json!({"destructiveHint": true}));
     assert_eq!(
         send["inputSchema"],
-        json!({"type": "object", "properties": {"to": {"type": "string"}, "cc": {"type": "string"}}, "required": ["to"]})
+        json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+               "properties": {"to": {"type": "string"}, "cc": {"type": "string"}}, "required": ["to"]})
     );
     assert_eq!(l["result"]["resultType"], "complete");
 

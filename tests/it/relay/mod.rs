@@ -1,0 +1,310 @@
+//! What mws relays on a call's own response stream, through the real binary and a hand-written
+//! upstream (`upstream.rs`) of either era: log messages a client asked for (legacy
+//! `logging/setLevel`, 2026 `_meta` log level), and a legacy answer stream the upstream closed
+//! early (SEP-1699), resumed with GET + `Last-Event-ID`.
+
+mod upstream;
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::faults::{Serve, error_message, ok_text};
+
+fn config(dir: &Path, url: &str) -> Value {
+    json!({
+        "upstream": {"url": url},
+        "stateDir": dir.join("state"),
+        "timeouts": {"listMs": 5000, "callMs": 10000, "catalogTtlMs": 60000},
+    })
+}
+
+/// Every JSON-RPC message in a reply body, JSON or SSE.
+fn messages(content_type: &str, body: &str) -> Vec<Value> {
+    if content_type.starts_with("text/event-stream") {
+        body.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter(|d| !d.trim().is_empty())
+            .map(|d| serde_json::from_str(d.trim()).unwrap())
+            .collect()
+    } else {
+        vec![serde_json::from_str(body).unwrap()]
+    }
+}
+
+/// The `data` of each `notifications/message`, in order.
+fn logs(msgs: &[Value]) -> Vec<String> {
+    msgs.iter()
+        .filter(|m| m["method"] == "notifications/message")
+        .map(|m| m["params"]["data"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A 2025-11-25 client session on mws, as a plain HTTP client.
+struct Legacy {
+    url: String,
+    http: reqwest::Client,
+    session: String,
+    capabilities: Value,
+}
+
+impl Legacy {
+    async fn open(url: &str) -> Legacy {
+        let http = reqwest::Client::new();
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "relay-test", "version": "1"}}});
+        let r = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(init.to_string())
+            .send()
+            .await
+            .unwrap();
+        let session = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
+        let ct = r.headers()["content-type"].to_str().unwrap().to_string();
+        let reply = messages(&ct, &r.text().await.unwrap()).remove(0);
+        let c = Legacy {
+            url: url.into(),
+            http,
+            session,
+            capabilities: reply["result"]["capabilities"].clone(),
+        };
+        c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        c
+    }
+
+    async fn send(&self, msg: Value) -> Vec<Value> {
+        let r = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &self.session)
+            .body(msg.to_string())
+            .send()
+            .await
+            .unwrap();
+        if r.status() == 202 {
+            return vec![];
+        }
+        let ct = r.headers()["content-type"].to_str().unwrap().to_string();
+        messages(&ct, &r.text().await.unwrap())
+    }
+
+    async fn request(&self, method: &str, params: Value) -> Vec<Value> {
+        self.send(json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}))
+            .await
+    }
+
+    /// `call_tool` for `name`: every message of the reply, the answer last.
+    async fn call(&self, name: &str) -> Vec<Value> {
+        let args = json!({"name": "call_tool", "arguments": {"name": name, "arguments": {}}});
+        self.request("tools/call", args).await
+    }
+}
+
+/// A 2026-07-28 `tools/call` of `name` (through `call_tool`) with `extra` request `_meta`.
+async fn modern_call(url: &str, name: &str, extra: Value) -> Vec<Value> {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "relay-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        meta[k] = v.clone();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "call_tool", "arguments": {"name": name, "arguments": {}}, "_meta": meta}});
+    let r = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "call_tool")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let ct = r.headers()["content-type"].to_str().unwrap().to_string();
+    messages(&ct, &r.text().await.unwrap())
+}
+
+fn answer_text(msgs: &[Value]) -> String {
+    let last = msgs.last().expect("no reply");
+    ok_text(last)
+}
+
+/// A legacy client's `logging/setLevel` makes mws tell its legacy upstream once, and the call's
+/// messages at or above the level arrive on that call's reply before its answer; another session
+/// that asked for nothing gets none, though the shared upstream session now sends them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn legacy_logs_follow_the_sessions_level_and_stay_with_their_call() {
+    let up = upstream::start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mws = Serve::start(dir.path(), &config(dir.path(), &up.url));
+    // The first list waits for the upstream, whose capabilities decide `logging`.
+    mws.rpc("tools/list", json!({})).await;
+    let asks = Legacy::open(&mws.url).await;
+    assert_eq!(
+        asks.capabilities["logging"],
+        json!({}),
+        "{}",
+        asks.capabilities
+    );
+    let set = asks
+        .request("logging/setLevel", json!({"level": "info"}))
+        .await;
+    assert_eq!(set[0]["result"], json!({}), "{set:?}");
+
+    let first = asks.call("chatty").await;
+    assert_eq!(logs(&first), ["info line", "error line"]);
+    assert_eq!(answer_text(&first), "chatty done");
+    let again = asks.call("chatty").await;
+    assert_eq!(logs(&again), ["info line", "error line"]);
+    assert_eq!(up.seen.lock().unwrap().set_levels, ["info"], "told once");
+
+    let quiet = Legacy::open(&mws.url).await;
+    let r = quiet.call("chatty").await;
+    assert_eq!(logs(&r), Vec::<String>::new());
+    assert_eq!(answer_text(&r), "chatty done");
+
+    // A level that is no level is refused, naming the levels.
+    let bad = asks
+        .request("logging/setLevel", json!({"level": "loud"}))
+        .await;
+    assert_eq!(
+        error_message(&bad[0]),
+        "logging/setLevel needs 'level', one of: debug, info, notice, warning, error, critical, \
+         alert, emergency"
+    );
+}
+
+/// A 2026 call's `_meta` log level goes upstream in the call's `_meta`; only that call gets the
+/// messages, and a call without a level asks the upstream for none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_calls_log_level_is_passed_up_and_its_messages_come_back() {
+    let up = upstream::start(true).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mws = Serve::start(dir.path(), &config(dir.path(), &up.url));
+    mws.rpc("tools/list", json!({})).await;
+    let disc = mws.rpc("server/discover", json!({})).await;
+    assert_eq!(
+        disc["result"]["capabilities"]["logging"],
+        json!({}),
+        "{disc}"
+    );
+
+    let r = modern_call(
+        &mws.url,
+        "chatty",
+        json!({"io.modelcontextprotocol/logLevel": "error"}),
+    )
+    .await;
+    assert_eq!(logs(&r), ["error line"]);
+    assert_eq!(answer_text(&r), "chatty done");
+    let r = modern_call(&mws.url, "chatty", json!({})).await;
+    assert_eq!(logs(&r), Vec::<String>::new());
+    assert_eq!(answer_text(&r), "chatty done");
+    assert_eq!(
+        up.seen.lock().unwrap().call_levels,
+        [Some("error".to_string()), None]
+    );
+}
+
+/// A legacy upstream that closes a call's answer stream after a priming event is asked again
+/// with GET + `Last-Event-ID`, no sooner than its `retry:` time, and the answer comes from there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_answer_stream_closed_early_is_resumed_with_last_event_id() {
+    let up = upstream::start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mws = Serve::start(dir.path(), &config(dir.path(), &up.url));
+    assert_eq!(ok_text(&mws.call("resume", json!({})).await), "resumed");
+    let resumes = up.seen.lock().unwrap().resumes.clone();
+    assert_eq!(resumes.len(), 1, "{resumes:?}");
+    assert_eq!(resumes[0].0, "r1");
+    // mws waited the retry time (a lower bound: waiting longer is never wrong).
+    assert!(
+        resumes[0].1 >= Duration::from_millis(upstream::RETRY_MS - 20),
+        "{resumes:?}"
+    );
+}
+
+/// A closed answer stream whose resumption is refused is an error saying both; the next call works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_closed_stream_that_cannot_be_resumed_is_an_error_saying_why() {
+    let up = upstream::start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let mws = Serve::start(dir.path(), &config(dir.path(), &up.url));
+    let r = mws.call("vanish", json!({})).await;
+    assert_eq!(
+        error_message(&r),
+        format!(
+            "upstream protocol error: tools/call {}: the event stream ended before the response, \
+             and resuming it failed: GET answered HTTP 405",
+            up.url
+        )
+    );
+    assert_eq!(up.seen.lock().unwrap().resumes.len(), 1, "one GET, refused");
+    assert_eq!(ok_text(&mws.call("resume", json!({})).await), "resumed");
+}
+
+/// Under `serve --stdio` too: after a legacy `logging/setLevel`, a call's messages at or above
+/// the level come out before its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_clients_get_their_calls_logs_before_the_answer() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let up = upstream::start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, config(dir.path(), &up.url).to_string()).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
+        .args(["--config", path.to_str().unwrap(), "serve", "--stdio"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut next = async || -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("mws --stdio answered nothing within 30 s")
+            .unwrap()
+            .expect("mws --stdio ended");
+        serde_json::from_str(&line).unwrap()
+    };
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+            "capabilities": {}, "clientInfo": {"name": "relay-test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        // The list waits for the upstream, whose capabilities decide whether logs are relayed.
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "debug"}}),
+    ];
+    for r in &requests {
+        stdin.write_all(format!("{r}\n").as_bytes()).await.unwrap();
+        if r.get("id").is_some() {
+            assert_eq!(next().await["id"], r["id"]);
+        }
+    }
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "call_tool", "arguments": {"name": "chatty", "arguments": {}}}});
+    stdin
+        .write_all(format!("{call}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut got = vec![next().await];
+    while got.last().unwrap().get("id").is_none() {
+        got.push(next().await);
+    }
+    assert_eq!(logs(&got), ["debug line", "info line", "error line"]);
+    assert_eq!(answer_text(&got), "chatty done");
+}
