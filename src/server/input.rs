@@ -5,8 +5,9 @@
 //! server->client requests, so mws asks it each input request on the call's SSE response stream,
 //! waits (within `callMs`) for the answers it POSTs back with its `Mcp-Session-Id`, and sends the
 //! call again with them, for at most `MAX_ROUNDS` rounds; the client sees one call. The upstream
-//! hears that the client can take input only when this relay can carry it. A call that never asks
-//! for input costs nothing extra: the first answer is looked at once (`asks_input`).
+//! hears that the client can take input only when this relay can carry it. The call's progress
+//! and (when the session set a level) log messages ride on the same stream. A call that never
+//! asks for input costs nothing extra: the first answer is looked at once (`asks_input`).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
