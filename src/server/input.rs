@@ -5,8 +5,9 @@
 //! server->client requests, so mws asks it each input request on the call's SSE response stream,
 //! waits (within `callMs`) for the answers it POSTs back with its `Mcp-Session-Id`, and sends the
 //! call again with them, for at most `MAX_ROUNDS` rounds; the client sees one call. The upstream
-//! hears that the client can take input only when this relay can carry it. A call that never asks
-//! for input costs nothing extra: the first answer is looked at once (`asks_input`).
+//! hears that the client can take input only when this relay can carry it. The call's progress
+//! and (when the session set a level) log messages ride on the same stream. A call that never
+//! asks for input costs nothing extra: the first answer is looked at once (`asks_input`).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -21,7 +22,7 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::mcp::{self, code};
-use crate::server::{Caller, Proxy, progress, sse};
+use crate::server::{Caller, Proxy, logs, progress, sse};
 use crate::upstream::related::Level;
 
 /// Rounds of input one call may ask for before mws gives up on it. Raising it lets an upstream
@@ -133,24 +134,18 @@ impl Pending {
 /// Answers `msg` (from `caller`, whose `input` is set) as an SSE stream: the input requests of
 /// each round as server->client requests, the progress of a call that asked for it, then the
 /// final answer. `first` is the answer of a first round already made (`None`: make it here).
+/// `log_level`: the session asked for log messages (`logging/setLevel`); each round's are relayed.
 pub fn relay(
     proxy: Arc<Proxy>,
     pending: Arc<Pending>,
     msg: Map<String, Value>,
     caller: Caller,
     first: Option<Value>,
-    logs: Option<Level>,
+    log_level: Option<Level>,
 ) -> Response {
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
     tokio::spawn(async move {
-        let work = rounds(&proxy, &pending, msg, &caller, first, &tx);
-        // The call's log messages, when its client asked for them, go out as they come (`logs.rs`).
-        let answer = match logs {
-            Some(l) => {
-                crate::server::logs::relaying(l, work, |n| drop(tx.send(sse::event(&n)))).await
-            }
-            None => work.await,
-        };
+        let answer = rounds(&proxy, &pending, msg, &caller, first, log_level, &tx).await;
         let _ = tx.send(sse::event(&answer));
     });
     let body = futures_util::stream::poll_fn(move |cx| {
@@ -171,6 +166,7 @@ async fn rounds(
     mut msg: Map<String, Value>,
     caller: &Caller,
     first: Option<Value>,
+    log_level: Option<Level>,
     out: &mpsc::UnboundedSender<String>,
 ) -> Value {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
@@ -178,7 +174,7 @@ async fn rounds(
     let budget = Duration::from_millis(proxy.config().timeouts.call_ms);
     let mut answer = match first {
         Some(a) => a,
-        None => one_round(proxy, &msg, caller, out).await,
+        None => one_round(proxy, &msg, caller, log_level, out).await,
     };
     for _ in 0..MAX_ROUNDS {
         if !asks_input(&answer) {
@@ -205,7 +201,7 @@ async fn rounds(
                 None => p.remove("requestState"),
             };
         }
-        answer = one_round(proxy, &msg, caller, out).await;
+        answer = one_round(proxy, &msg, caller, log_level, out).await;
     }
     if asks_input(&answer) {
         return fail(format!(
@@ -215,9 +211,29 @@ async fn rounds(
     answer
 }
 
+/// One request upstream, its log messages at `log_level` relayed to `out` as they come.
+async fn one_round(
+    proxy: &Proxy,
+    msg: &Map<String, Value>,
+    caller: &Caller,
+    log_level: Option<Level>,
+    out: &mpsc::UnboundedSender<String>,
+) -> Value {
+    let call = with_progress(proxy, msg, caller, out);
+    let Some(level) = log_level else {
+        return call.await;
+    };
+    let relay = |n: Value| {
+        let _ = out.send(sse::event(&n));
+    };
+    logs::relaying(level, async { Some(call.await) }, relay)
+        .await
+        .unwrap_or(Value::Null)
+}
+
 /// One request upstream; a call carrying a `progressToken` gets its progress relayed to `out`
 /// (under a token of ours upstream, so two clients with the same token stay apart).
-async fn one_round(
+async fn with_progress(
     proxy: &Proxy,
     msg: &Map<String, Value>,
     caller: &Caller,

@@ -178,7 +178,7 @@ async fn relayed_call(upstream: Arc<Asking>) -> Value {
             assert!(answering.deliver(Some("s1"), &reply));
         }
     });
-    let answer = rounds(&proxy, &pending, msg, &caller, None, &tx).await;
+    let answer = rounds(&proxy, &pending, msg, &caller, None, None, &tx).await;
     drop(tx);
     answerer.await.unwrap();
     assert!(pending.is_empty());

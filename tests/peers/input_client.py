@@ -7,6 +7,7 @@ MODE is legacy or 2026-07-28 (the SDK's connect modes). ANSWER is:
   none   the client declares neither
   stall  the client declares both and never answers an elicitation
   refuse the client declares both and answers an elicitation with a JSON-RPC error
+  logs   as yes, and asks for log messages (legacy: logging/setLevel info); they are in "logs"
 Each TOOL is called with no arguments; its outcome is {"text", "isError"} or {"error": message}.
 A TOOL written prompt:NAME gets prompt NAME instead; its outcome is {"text"} of the first message.
 """
@@ -51,10 +52,17 @@ async def main(url, mode, answer, tools):
         "none": {},
         "stall": {"sampling_callback": sampling, "elicitation_callback": stall},
         "refuse": {"sampling_callback": sampling, "elicitation_callback": refuse},
+        "logs": {"sampling_callback": sampling, "elicitation_callback": elicitation},
     }[answer]
-    out = {}
-    async with Client(url, mode=mode, **callbacks) as c:
+    out = {"logs": []}
+
+    async def logged(params):
+        out["logs"].append(params.data)
+
+    async with Client(url, mode=mode, logging_callback=logged, **callbacks) as c:
         out["protocol_version"] = c.protocol_version
+        if answer == "logs":
+            await c.set_logging_level("info")
         for tool in tools:
             try:
                 with anyio.fail_after(60):

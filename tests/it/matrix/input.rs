@@ -4,7 +4,8 @@
 //! (2025 session) client answers them as ordinary server->client requests that mws relays; a
 //! 2026 client gets the rounds passed through; a client that declared nothing makes mws tell the
 //! upstream so (`-32021`); a client that never answers gets a clear error within `callMs`. A
-//! `prompts/get` that asks for input reaches a legacy client the same way.
+//! `prompts/get` that asks for input reaches a legacy client the same way, and a session that set a
+//! log level gets each round's log messages on the stream that carries the questions.
 
 #![allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); clients still answer it
 
@@ -53,6 +54,7 @@ impl ServerHandler for Asker {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_prompts()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(Implementation::new("mws-input-fixture", "1.0.0"))
@@ -91,6 +93,11 @@ impl ServerHandler for Asker {
         let done = |t: String| Ok(CallToolResult::success(vec![ContentBlock::text(t)]).into());
         if request.name == "plain" {
             return done("plain answer".into());
+        }
+        if cx.meta.log_level().is_some() {
+            let round = format!("greet asked with state {:?}", request.request_state);
+            let note = LoggingMessageNotificationParam::new(LoggingLevel::Info, json!(round));
+            let _ = cx.peer.notify_logging_message(note).await;
         }
         match request.request_state.as_deref() {
             None if caps.elicitation.is_none() => {
@@ -245,6 +252,13 @@ async fn input_requests_reach_legacy_and_modern_clients() {
         ),
         (
             "legacy",
+            "logs",
+            vec!["greet"],
+            vec![greeted.clone()],
+            json!({"elicitation": {}, "sampling": {}}),
+        ),
+        (
+            "legacy",
             "refuse",
             vec!["greet"],
             vec![json!(
@@ -267,6 +281,16 @@ async fn input_requests_reach_legacy_and_modern_clients() {
                 None => assert_eq!(got, &want, "{mode} {answer} {tool}: {r}"),
             }
         }
+        // A session that asked for logs gets each round's, on the same stream as the questions.
+        let logs = match answer {
+            "logs" => json!([
+                "greet asked with state None",
+                "greet asked with state Some(\"asked-name\")",
+                "greet asked with state Some(\"asked-capital:Ada\")"
+            ]),
+            _ => json!([]),
+        };
+        assert_eq!(r["logs"], logs, "{mode} {answer}");
         // The upstream heard what the client can answer (the SDK spells out elicitation's
         // modes: compare the capability names).
         for (tool, seen) in asker.caps_seen.lock().unwrap().iter() {
@@ -290,6 +314,7 @@ async fn input_requests_reach_legacy_and_modern_clients() {
         ("plain", true),
         ("greet", true),
         ("greet", false),
+        ("greet", true),
     ];
     let want: Vec<(String, bool)> = want.iter().map(|(t, ok)| (t.to_string(), *ok)).collect();
     assert_eq!(rows, want);
