@@ -24,7 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{input, logs, progress, sse, streams};
+use crate::server::{input, logs, progress, sse, streams, subscriptions};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -204,8 +204,9 @@ async fn post_mcp(
         }
         if msg.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
             let filter = msg.get("params").and_then(|p| p.get("notifications"));
-            let shape = streams::listen_shape(&id, filter);
-            let notify = shape.subscription.is_some();
+            let relays = subscriptions::relays(&st.proxy).then(|| st.proxy.upstream());
+            let shape = streams::listen_shape(&id, filter, relays);
+            let notify = shape.tools;
             return streams::stream(&st.proxy, shape, st.shutdown.clone(), notify);
         }
         let caller = Caller {
@@ -305,6 +306,11 @@ async fn post_mcp(
         st.inputs.deliver(caller.session.as_deref(), &msg);
         return StatusCode::ACCEPTED.into_response();
     }
+    if subscriptions::is_request(&msg) {
+        let sid = caller.session.as_deref();
+        let resp = subscriptions::answer(&st.proxy, &st.sessions, sid, &id, &msg).await;
+        return json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref());
+    }
     let mut caller = caller;
     input::limit(&mut caller, &msg, accept);
     if method == "logging/setLevel" {
@@ -375,7 +381,8 @@ async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     if st.sessions.get(sid, Instant::now()).is_none() {
         return unknown_session();
     }
-    streams::stream(&st.proxy, streams::get_shape(), st.shutdown.clone(), true)
+    let shape = streams::get_shape(subscriptions::session_wants(st.sessions.clone(), sid));
+    streams::stream(&st.proxy, shape, st.shutdown.clone(), true)
 }
 
 /// DELETE: ends a legacy session.
@@ -383,7 +390,8 @@ async fn delete_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response 
     let Some(sid) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed();
     };
-    if st.sessions.remove(sid) {
+    if let Some(ended) = st.sessions.take(sid) {
+        subscriptions::release(st.proxy.upstream(), ended.subscriptions);
         StatusCode::OK.into_response()
     } else {
         unknown_session()

@@ -2,7 +2,7 @@
 //! looked up on every later request (404 when unknown or expired), ended by DELETE. Holds the
 //! client's name per session so calls are logged under it. Must not know about the upstream.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -26,6 +26,9 @@ pub struct LegacySession {
     /// The level the client asked for with `logging/setLevel`; its calls' logs are relayed
     /// (`server::logs`) at or above it. `None`: no logs.
     pub log_level: Option<Level>,
+    /// Resource URIs the client subscribed to (`resources/subscribe`); their updates go to its GET
+    /// stream (`server::subscriptions`).
+    pub subscriptions: BTreeSet<String>,
     last_seen: Instant,
 }
 
@@ -55,6 +58,7 @@ impl Sessions {
                 version: version.to_string(),
                 input: None,
                 log_level: None,
+                subscriptions: BTreeSet::new(),
                 last_seen: now,
             },
         );
@@ -87,10 +91,34 @@ impl Sessions {
         map.get_mut(id).map(|s| s.log_level = Some(level)).is_some()
     }
 
+    /// Adds (`on`) or removes a resource subscription; `None` when the session is unknown, else
+    /// whether the set changed.
+    pub fn subscribe(&self, id: &str, uri: &str, on: bool) -> Option<bool> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let subs = &mut map.get_mut(id)?.subscriptions;
+        Some(if on {
+            subs.insert(uri.to_string())
+        } else {
+            subs.remove(uri)
+        })
+    }
+
+    /// Is the session subscribed to `uri`? (false when it is unknown)
+    pub fn is_subscribed(&self, id: &str, uri: &str) -> bool {
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(id).is_some_and(|s| s.subscriptions.contains(uri))
+    }
+
     /// Ends a session; false when it did not exist.
     pub fn remove(&self, id: &str) -> bool {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         map.remove(id).is_some()
+    }
+
+    /// Ends a session and hands back what it held; `None` when it did not exist.
+    pub fn take(&self, id: &str) -> Option<LegacySession> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(id)
     }
 
     pub fn len(&self) -> usize {
@@ -146,6 +174,17 @@ mod tests {
         assert!(s.set_log_level(&id, debug));
         assert_eq!(s.get(&id, t0).unwrap().log_level, Some(debug));
         assert!(!s.set_log_level("nope", debug));
+        assert_eq!(s.subscribe(&id, "test://a", true), Some(true));
+        assert_eq!(s.subscribe(&id, "test://a", true), Some(false));
+        assert!(s.is_subscribed(&id, "test://a"));
+        assert!(!s.is_subscribed(&id, "test://b"));
+        assert_eq!(s.subscribe("nope", "test://a", true), None);
+        assert_eq!(s.subscribe(&id, "test://a", false), Some(true));
+        assert!(!s.is_subscribed(&id, "test://a"));
+        s.subscribe(&id, "test://a", true);
+        assert_eq!(s.take(&id).map(|t| t.subscriptions.len()), Some(1));
+        assert!(s.take(&id).is_none());
+        let id = s.create(None, "2025-11-25", t0);
         assert!(s.remove(&id));
         assert!(!s.remove(&id));
         assert!(s.is_empty());
