@@ -241,19 +241,23 @@ impl Proxy {
             .get("protocolVersion")
             .and_then(Value::as_str)
             .unwrap_or("");
+        // The instructions wait for the upstream (bounded by listMs), whose capabilities ours
+        // follow: ask them first.
+        let instructions = self.instructions().await;
         json!({
             "protocolVersion": negotiate_legacy(requested),
             "capabilities": self.capabilities(),
             "serverInfo": server_info(),
-            "instructions": self.instructions().await,
+            "instructions": instructions,
         })
     }
 
     async fn discover_result(&self) -> Value {
+        let instructions = self.instructions().await;
         json!({
             "supportedVersions": SUPPORTED_VERSIONS,
             "capabilities": self.capabilities(),
-            "instructions": self.instructions().await,
+            "instructions": instructions,
         })
     }
 }

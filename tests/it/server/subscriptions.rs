@@ -308,3 +308,48 @@ async fn a_2026_listen_with_resource_subscriptions_gets_updates_tagged_with_its_
         "{msg}"
     );
 }
+
+/// A 2025 upstream (the real server-everything over stdio): mws forwards the subscription on its
+/// own upstream session, and the upstream's updates reach the subscribed 2025 session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_upstream_is_subscribed_on_mws_session_and_its_updates_relayed() {
+    const TOGGLE: &str = "toggle-subscriber-updates";
+    const URI: &str = "demo://resource/static/document/architecture.md";
+    let js = crate::support::server_everything();
+    let config = json!({
+        "upstream": {"command": "node", "args": [js, "stdio"]},
+        "timeouts": {"listMs": 20000, "callMs": 20000, "catalogTtlMs": 60000},
+    });
+    let mws = serve::start(&config, &[TOGGLE]);
+    let (mut s, init) = Legacy::open(&mws.url).await;
+    assert_eq!(
+        init["result"]["capabilities"]["resources"]["subscribe"], true,
+        "{init}"
+    );
+    let mut events = s.stream().await;
+    let sub = s.rpc("resources/subscribe", json!({"uri": URI})).await;
+    assert_eq!(sub["result"], json!({}), "{sub}");
+    // The toggle makes server-everything report every URI mws's session subscribed to, at once and
+    // then every 5 s.
+    let r = post_modern(
+        &mws.url,
+        3,
+        "tools/call",
+        json!({"name": TOGGLE, "arguments": {}}),
+    )
+    .await;
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Started"),
+        "{r}"
+    );
+    let (uri, msg) = events
+        .next_update(Duration::from_secs(15))
+        .await
+        .expect("no update relayed");
+    assert_eq!(uri, URI, "{msg}");
+    let unsub = s.rpc("resources/unsubscribe", json!({"uri": URI})).await;
+    assert_eq!(unsub["result"], json!({}), "{unsub}");
+}
