@@ -273,6 +273,7 @@ async fn post_mcp(
             .sessions
             .create(client.clone(), negotiate_legacy(requested), now);
         st.sessions.set_input(&sid, input::capabilities(params));
+        subscriptions::release(st.proxy.upstream(), st.sessions.take_orphaned());
         let caller = Caller {
             era: Era::Legacy,
             client,

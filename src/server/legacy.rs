@@ -35,6 +35,9 @@ pub struct LegacySession {
 #[derive(Default)]
 pub struct Sessions {
     map: Mutex<HashMap<String, LegacySession>>,
+    /// Resource subscriptions of sessions that expired or were evicted, for the caller to let go
+    /// of upstream (`take_orphaned`).
+    orphaned: Mutex<Vec<String>>,
 }
 
 impl Sessions {
@@ -42,15 +45,24 @@ impl Sessions {
     pub fn create(&self, client: Option<String>, version: &str, now: Instant) -> String {
         let id = new_session_id();
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|_, s| now.duration_since(s.last_seen) <= SESSION_IDLE);
+        let mut gone = Vec::new();
+        map.retain(|_, s| {
+            let keep = now.duration_since(s.last_seen) <= SESSION_IDLE;
+            if !keep {
+                gone.extend(std::mem::take(&mut s.subscriptions));
+            }
+            keep
+        });
         if map.len() >= MAX_SESSIONS
             && let Some(oldest) = map
                 .iter()
                 .min_by_key(|(_, s)| s.last_seen)
                 .map(|(k, _)| k.clone())
+            && let Some(s) = map.remove(&oldest)
         {
-            map.remove(&oldest);
+            gone.extend(s.subscriptions);
         }
+        self.orphan(gone);
         map.insert(
             id.clone(),
             LegacySession {
@@ -70,7 +82,9 @@ impl Sessions {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         let s = map.get_mut(id)?;
         if now.duration_since(s.last_seen) > SESSION_IDLE {
-            map.remove(id);
+            if let Some(s) = map.remove(id) {
+                self.orphan(s.subscriptions);
+            }
             return None;
         }
         s.last_seen = now;
@@ -89,6 +103,17 @@ impl Sessions {
     pub fn set_log_level(&self, id: &str, level: Level) -> bool {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         map.get_mut(id).map(|s| s.log_level = Some(level)).is_some()
+    }
+
+    fn orphan(&self, uris: impl IntoIterator<Item = String>) {
+        let mut o = self.orphaned.lock().unwrap_or_else(|e| e.into_inner());
+        o.extend(uris);
+    }
+
+    /// The subscriptions of sessions that expired since the last call (one entry per session
+    /// that held the URI).
+    pub fn take_orphaned(&self) -> Vec<String> {
+        std::mem::take(&mut *self.orphaned.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Adds (`on`) or removes a resource subscription; `None` when the session is unknown, else
@@ -164,10 +189,17 @@ mod tests {
         let got = s.get(&id, t0).unwrap();
         assert_eq!(got.client.as_deref(), Some("codex-mcp-client"));
         assert!(s.get("nope", t0).is_none());
+        s.subscribe(&id, "test://kept", true);
         assert!(
             s.get(&id, t0 + SESSION_IDLE + Duration::from_secs(1))
                 .is_none()
         );
+        assert_eq!(
+            s.take_orphaned(),
+            ["test://kept"],
+            "an expired session's URIs are let go"
+        );
+        assert!(s.take_orphaned().is_empty());
         let id = s.create(None, "2025-11-25", t0);
         assert_eq!(s.get(&id, t0).unwrap().log_level, None);
         let debug = Level::parse("debug").unwrap();

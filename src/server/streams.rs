@@ -126,6 +126,29 @@ struct State {
     _held: Option<Held>,
 }
 
+/// The next resource update this stream `wants` (tagged with `tag`), skipping everything else;
+/// `None` once the upstream's notifications end. Pending forever without `notes`.
+async fn next_update(
+    notes: &mut Option<broadcast::Receiver<Value>>,
+    wants: Option<&(dyn Fn(&str) -> bool + Send + Sync)>,
+    tag: Option<&Value>,
+) -> Option<Value> {
+    let (Some(notes), Some(wants)) = (notes.as_mut(), wants) else {
+        return std::future::pending().await;
+    };
+    loop {
+        match notes.recv().await {
+            Ok(msg) => {
+                if let Some(note) = subscriptions::updated_for(&msg, wants, tag) {
+                    return Some(note);
+                }
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return None,
+        }
+    }
+}
+
 /// `listen` streams with no tools filter send no list_changed, only keep-alives (and the updates
 /// of the resources they hold).
 pub fn stream(
@@ -178,16 +201,9 @@ pub fn stream(
                     Ok(()) => sse::KEEP_ALIVE.to_string(),
                     Err(_) => { st.cat_alive = false; sse::KEEP_ALIVE.to_string() }
                 },
-                r = async { match st.notes.as_mut() { Some(n) => n.recv().await, None => std::future::pending().await } } => match r {
-                    Ok(msg) => {
-                        let wants = wants.as_deref().unwrap_or(&|_: &str| false);
-                        match subscriptions::updated_for(&msg, wants, tag.as_ref()) {
-                            Some(note) => sse::event(&note),
-                            None => sse::KEEP_ALIVE.to_string(),
-                        }
-                    }
-                    Err(broadcast::error::RecvError::Lagged(_)) => sse::KEEP_ALIVE.to_string(),
-                    Err(broadcast::error::RecvError::Closed) => { st.notes = None; sse::KEEP_ALIVE.to_string() }
+                r = next_update(&mut st.notes, wants.as_deref(), tag.as_ref()) => match r {
+                    Some(note) => sse::event(&note),
+                    None => { st.notes = None; sse::KEEP_ALIVE.to_string() }
                 },
                 _ = st.stop.wait_for(|s| *s) => String::new(),
                 _ = tokio::time::sleep(KEEP_ALIVE_EVERY) => sse::KEEP_ALIVE.to_string(),
