@@ -91,8 +91,13 @@ pub fn tools() -> Vec<Tool> {
         "additionalProperties": false})));
     v.push(tool("test_custom_header", "Echoes a value mirrored into the Mcp-Param-Value header (SEP-2243)", json!({
         "type": "object", "properties": {"value": {"type": "string", "x-mcp-header": "Value"}}, "required": ["value"]})));
+    v.push(tool(UPDATE_RESOURCE, "Changes a resource and notifies its subscribers (notifications/resources/updated)", json!({
+        "type": "object", "properties": {"uri": {"type": "string", "description": "The resource that changed"}}})));
     v
 }
+
+/// The tool that announces a resource change (handled in `main.rs`, which holds the subscribers).
+pub const UPDATE_RESOURCE: &str = "test_update_resource";
 
 #[rustfmt::skip] // one arm per tool, kept on one line each
 pub async fn call(

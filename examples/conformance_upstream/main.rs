@@ -29,6 +29,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
+/// The resource the 2025 suites subscribe to.
+const WATCHED: &str = "test://watched-resource";
+
 /// How long clients may cache list and read results (the fixture's lists never change).
 const CACHE_TTL_MS: u64 = 60_000;
 
@@ -157,6 +160,26 @@ impl ServerHandler for Fixture {
                     let _ = l.notify_tool_list_changed().await;
                 }
                 Ok(text_result("Tool list change triggered").into())
+            }
+            interactive::UPDATE_RESOURCE => {
+                let uri = request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get("uri"))
+                    .and_then(Value::as_str)
+                    .unwrap_or(WATCHED)
+                    .to_string();
+                // A listen stream sends it only when it named the URI; a legacy session when
+                // `resources/subscribe` did.
+                let mut told = 0;
+                for l in self.listeners().await {
+                    told += usize::from(l.notify_resource_updated(uri.clone()).await.is_ok());
+                }
+                if self.subscribed.lock().await.contains(&uri) {
+                    let param = ResourceUpdatedNotificationParam::new(uri.clone());
+                    told += usize::from(cx.peer.notify_resource_updated(param).await.is_ok());
+                }
+                Ok(text_result(format!("Updated {uri}; notified {told} subscriber(s)")).into())
             }
             "test_trigger_prompt_change" => {
                 for l in self.listeners().await {

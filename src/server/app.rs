@@ -24,7 +24,7 @@ use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy, negotiate_legacy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{input, logs, progress, sse, streams};
+use crate::server::{input, logs, progress, sse, streams, subscriptions};
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -212,8 +212,9 @@ async fn post_mcp(
         }
         if msg.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
             let filter = msg.get("params").and_then(|p| p.get("notifications"));
-            let shape = streams::listen_shape(&id, filter);
-            let notify = shape.subscription.is_some();
+            let relays = subscriptions::relays(&st.proxy).then(|| st.proxy.upstream());
+            let shape = streams::listen_shape(&id, filter, relays);
+            let notify = shape.tools;
             return streams::stream(&st.proxy, shape, st.shutdown.clone(), notify);
         }
         let caller = Caller {
@@ -280,6 +281,7 @@ async fn post_mcp(
             .sessions
             .create(client.clone(), negotiate_legacy(requested), now);
         st.sessions.set_input(&sid, input::capabilities(params));
+        subscriptions::release(st.proxy.upstream(), st.sessions.take_orphaned());
         let caller = Caller {
             era: Era::Legacy,
             client,
@@ -312,6 +314,11 @@ async fn post_mcp(
     if input::is_response(&msg) {
         st.inputs.deliver(caller.session.as_deref(), &msg);
         return StatusCode::ACCEPTED.into_response();
+    }
+    if subscriptions::is_request(&msg) {
+        let sid = caller.session.as_deref();
+        let resp = subscriptions::answer(&st.proxy, &st.sessions, sid, &id, &msg).await;
+        return json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref());
     }
     if method == "logging/setLevel" {
         match logs::set_level_params(msg.get("params")) {
@@ -388,7 +395,8 @@ async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     if st.sessions.get(sid, Instant::now()).is_none() {
         return unknown_session();
     }
-    streams::stream(&st.proxy, streams::get_shape(), st.shutdown.clone(), true)
+    let shape = streams::get_shape(subscriptions::session_wants(st.sessions.clone(), sid));
+    streams::stream(&st.proxy, shape, st.shutdown.clone(), true)
 }
 
 /// DELETE: ends a legacy session.
@@ -396,7 +404,8 @@ async fn delete_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response 
     let Some(sid) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed();
     };
-    if st.sessions.remove(sid) {
+    if let Some(ended) = st.sessions.take(sid) {
+        subscriptions::release(st.proxy.upstream(), ended.subscriptions);
         StatusCode::OK.into_response()
     } else {
         unknown_session()

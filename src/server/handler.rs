@@ -213,13 +213,17 @@ impl Proxy {
     fn capabilities(&self) -> Value {
         let mut caps = Map::new();
         caps.insert("tools".into(), json!({"listChanged": true}));
+        let subscribe = crate::server::subscriptions::relays(self);
         if let Some(Value::Object(up)) = self.upstream.status().capabilities {
             for key in ["resources", "prompts", "completions"] {
                 if let Some(v) = up.get(key) {
-                    // Subscriptions and list_changed from the upstream are not relayed.
+                    // list_changed from the upstream is not relayed; resource updates are when
+                    // mws can hear them (`subscriptions::relays`).
                     let mut v = v.clone();
                     if let Some(o) = v.as_object_mut() {
-                        o.remove("subscribe");
+                        if !subscribe {
+                            o.remove("subscribe");
+                        }
                         o.remove("listChanged");
                     }
                     caps.insert(key.into(), v);
@@ -237,19 +241,23 @@ impl Proxy {
             .get("protocolVersion")
             .and_then(Value::as_str)
             .unwrap_or("");
+        // The instructions wait for the upstream (bounded by listMs), whose capabilities ours
+        // follow: ask them first.
+        let instructions = self.instructions().await;
         json!({
             "protocolVersion": negotiate_legacy(requested),
             "capabilities": self.capabilities(),
             "serverInfo": server_info(),
-            "instructions": self.instructions().await,
+            "instructions": instructions,
         })
     }
 
     async fn discover_result(&self) -> Value {
+        let instructions = self.instructions().await;
         json!({
             "supportedVersions": SUPPORTED_VERSIONS,
             "capabilities": self.capabilities(),
-            "instructions": self.instructions().await,
+            "instructions": instructions,
         })
     }
 }

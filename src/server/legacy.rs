@@ -2,7 +2,7 @@
 //! looked up on every later request (404 when unknown or expired), ended by DELETE. Holds the
 //! client's name per session so calls are logged under it. Must not know about the upstream.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -26,12 +26,18 @@ pub struct LegacySession {
     pub log_level: Option<Level>,
     /// The client's relayable input capabilities from `initialize` (`input::capabilities`).
     pub input: Option<std::sync::Arc<serde_json::Value>>,
+    /// Resource URIs the client subscribed to (`resources/subscribe`); their updates go to its GET
+    /// stream (`server::subscriptions`).
+    pub subscriptions: BTreeSet<String>,
     last_seen: Instant,
 }
 
 #[derive(Default)]
 pub struct Sessions {
     map: Mutex<HashMap<String, LegacySession>>,
+    /// Resource subscriptions of sessions that expired or were evicted, for the caller to let go
+    /// of upstream (`take_orphaned`).
+    orphaned: Mutex<Vec<String>>,
 }
 
 impl Sessions {
@@ -39,15 +45,24 @@ impl Sessions {
     pub fn create(&self, client: Option<String>, version: &str, now: Instant) -> String {
         let id = new_session_id();
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|_, s| now.duration_since(s.last_seen) <= SESSION_IDLE);
+        let mut gone = Vec::new();
+        map.retain(|_, s| {
+            let keep = now.duration_since(s.last_seen) <= SESSION_IDLE;
+            if !keep {
+                gone.extend(std::mem::take(&mut s.subscriptions));
+            }
+            keep
+        });
         if map.len() >= MAX_SESSIONS
             && let Some(oldest) = map
                 .iter()
                 .min_by_key(|(_, s)| s.last_seen)
                 .map(|(k, _)| k.clone())
+            && let Some(s) = map.remove(&oldest)
         {
-            map.remove(&oldest);
+            gone.extend(s.subscriptions);
         }
+        self.orphan(gone);
         map.insert(
             id.clone(),
             LegacySession {
@@ -55,6 +70,7 @@ impl Sessions {
                 version: version.to_string(),
                 log_level: None,
                 input: None,
+                subscriptions: BTreeSet::new(),
                 last_seen: now,
             },
         );
@@ -66,7 +82,9 @@ impl Sessions {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         let s = map.get_mut(id)?;
         if now.duration_since(s.last_seen) > SESSION_IDLE {
-            map.remove(id);
+            if let Some(s) = map.remove(id) {
+                self.orphan(s.subscriptions);
+            }
             return None;
         }
         s.last_seen = now;
@@ -87,10 +105,45 @@ impl Sessions {
         }
     }
 
+    fn orphan(&self, uris: impl IntoIterator<Item = String>) {
+        let mut o = self.orphaned.lock().unwrap_or_else(|e| e.into_inner());
+        o.extend(uris);
+    }
+
+    /// The subscriptions of sessions that expired since the last call (one entry per session
+    /// that held the URI).
+    pub fn take_orphaned(&self) -> Vec<String> {
+        std::mem::take(&mut *self.orphaned.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Adds (`on`) or removes a resource subscription; `None` when the session is unknown, else
+    /// whether the set changed.
+    pub fn subscribe(&self, id: &str, uri: &str, on: bool) -> Option<bool> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        let subs = &mut map.get_mut(id)?.subscriptions;
+        Some(if on {
+            subs.insert(uri.to_string())
+        } else {
+            subs.remove(uri)
+        })
+    }
+
+    /// Is the session subscribed to `uri`? (false when it is unknown)
+    pub fn is_subscribed(&self, id: &str, uri: &str) -> bool {
+        let map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(id).is_some_and(|s| s.subscriptions.contains(uri))
+    }
+
     /// Ends a session; false when it did not exist.
     pub fn remove(&self, id: &str) -> bool {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         map.remove(id).is_some()
+    }
+
+    /// Ends a session and hands back what it held; `None` when it did not exist.
+    pub fn take(&self, id: &str) -> Option<LegacySession> {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(id)
     }
 
     pub fn len(&self) -> usize {
@@ -136,16 +189,34 @@ mod tests {
         let got = s.get(&id, t0).unwrap();
         assert_eq!(got.client.as_deref(), Some("codex-mcp-client"));
         assert!(s.get("nope", t0).is_none());
+        s.subscribe(&id, "test://kept", true);
         assert!(
             s.get(&id, t0 + SESSION_IDLE + Duration::from_secs(1))
                 .is_none()
         );
+        assert_eq!(
+            s.take_orphaned(),
+            ["test://kept"],
+            "an expired session's URIs are let go"
+        );
+        assert!(s.take_orphaned().is_empty());
         let id = s.create(None, "2025-11-25", t0);
         assert_eq!(s.get(&id, t0).unwrap().log_level, None);
         let debug = Level::parse("debug").unwrap();
         assert!(s.set_log_level(&id, debug));
         assert_eq!(s.get(&id, t0).unwrap().log_level, Some(debug));
         assert!(!s.set_log_level("nope", debug));
+        assert_eq!(s.subscribe(&id, "test://a", true), Some(true));
+        assert_eq!(s.subscribe(&id, "test://a", true), Some(false));
+        assert!(s.is_subscribed(&id, "test://a"));
+        assert!(!s.is_subscribed(&id, "test://b"));
+        assert_eq!(s.subscribe("nope", "test://a", true), None);
+        assert_eq!(s.subscribe(&id, "test://a", false), Some(true));
+        assert!(!s.is_subscribed(&id, "test://a"));
+        s.subscribe(&id, "test://a", true);
+        assert_eq!(s.take(&id).map(|t| t.subscriptions.len()), Some(1));
+        assert!(s.take(&id).is_none());
+        let id = s.create(None, "2025-11-25", t0);
         assert!(s.remove(&id));
         assert!(!s.remove(&id));
         assert!(s.is_empty());

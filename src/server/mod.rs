@@ -19,6 +19,7 @@ pub mod progress;
 pub mod sse;
 pub mod stdio;
 pub mod streams;
+pub mod subscriptions;
 pub mod working_set;
 
 pub use calls::{CLIENT_CALL_ID_KEYS, STATELESS_SESSION_GAP};

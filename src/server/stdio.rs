@@ -7,13 +7,14 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 
 use crate::mcp::{self, Era, code};
 use crate::server::handler::{Caller, Proxy};
+use crate::server::legacy::Sessions;
 use crate::server::legacy::new_session_id;
-use crate::server::{logs, modern};
+use crate::server::{logs, modern, subscriptions};
 use crate::upstream::related::Level;
 
 /// Serves one client until the reader ends; in-flight requests finish and are answered first.
@@ -53,6 +54,30 @@ where
                     if tx.send(n).is_err() {
                         return;
                     }
+                }
+            }
+        })
+    };
+
+    // A legacy client's resource subscriptions, kept as a one-session `Sessions`; their updates go
+    // out beside the replies (`subscriptions.rs`).
+    let subs = Arc::new(Sessions::default());
+    let sub_id = subs.create(None, "", std::time::Instant::now());
+    let updates_task = {
+        let (tx, subs, sid) = (tx.clone(), subs.clone(), sub_id.clone());
+        let mut notes = proxy.upstream().notifications();
+        tokio::spawn(async move {
+            loop {
+                let msg = match notes.recv().await {
+                    Ok(msg) => msg,
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(_) => return,
+                };
+                let wants = |u: &str| subs.is_subscribed(&sid, u);
+                if let Some(n) = subscriptions::updated_for(&msg, &wants, None)
+                    && tx.send(n).is_err()
+                {
+                    return;
                 }
             }
         })
@@ -150,7 +175,16 @@ where
         .filter(|_| logs::relays(&proxy));
         let proxy = proxy.clone();
         let tx = tx.clone();
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let subscribe = caller.era == Era::Legacy
+            && matches!(method, "resources/subscribe" | "resources/unsubscribe");
+        let (subs, sub_id) = (subs.clone(), sub_id.clone());
         tasks.spawn(async move {
+            if subscribe && let Some(id) = msg.get("id") {
+                let resp = subscriptions::answer(&proxy, &subs, Some(&sub_id), id, &msg).await;
+                let _ = tx.send(resp);
+                return;
+            }
             // A call's progress (the client's own token) goes out before its answer.
             let work = async {
                 match crate::server::progress::token(&msg) {
@@ -176,6 +210,10 @@ where
     }
     while tasks.join_next().await.is_some() {}
     notify_task.abort();
+    updates_task.abort();
+    if let Some(ended) = subs.take(&sub_id) {
+        subscriptions::release(proxy.upstream(), ended.subscriptions);
+    }
     drop(tx);
     write_task.await.map_err(std::io::Error::other)?
 }

@@ -1,6 +1,8 @@
 //! Long-lived SSE streams of server notifications: a legacy session's GET stream and a 2026-07-28
 //! `subscriptions/listen` stream. Both send `notifications/tools/list_changed` when the working set
-//! or the upstream catalog changes, keep-alives while idle, and end on shutdown.
+//! or the upstream catalog changes, and `notifications/resources/updated` for the URIs the stream
+//! holds (a legacy session's subscriptions, a listen's `resourceSubscriptions`;
+//! `subscriptions.rs`), keep-alives while idle, and end on shutdown.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -11,11 +13,16 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 
 use crate::mcp;
 use crate::server::handler::Proxy;
 use crate::server::sse;
+use crate::server::subscriptions::{self, Held};
+use crate::upstream::Upstream;
+
+/// Which resource URIs a stream delivers updates for.
+pub type Wants = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// How often an idle stream sends a keep-alive comment. Raising it lets idle connections be cut
 /// sooner by intermediaries; lowering it costs a few bytes more often.
@@ -32,43 +39,118 @@ pub struct Shape {
     pub subscription: Option<Value>,
     /// Sent when the server shuts down (the listen result).
     pub last: Option<Value>,
+    /// Does the stream carry `tools/list_changed`?
+    pub tools: bool,
+    /// The resource URIs whose updates this stream delivers (`None`: none).
+    pub updates: Option<Wants>,
+    /// The listen's URIs held upstream while the stream is open.
+    pub held: Option<Held>,
 }
 
-/// A `subscriptions/listen` stream for request `id` asking for `filter`.
-pub fn listen_shape(id: &Value, filter: Option<&Value>) -> Shape {
+/// A `subscriptions/listen` stream for request `id` asking for `filter`. `resources`: the upstream,
+/// when mws relays its resource updates (`subscriptions::relays`).
+pub fn listen_shape(
+    id: &Value,
+    filter: Option<&Value>,
+    resources: Option<&Arc<dyn Upstream>>,
+) -> Shape {
     let wants_tools = filter
         .and_then(|f| f.get("toolsListChanged"))
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let honored = if wants_tools {
-        json!({"toolsListChanged": true})
-    } else {
-        json!({})
+    let mut uris: Vec<String> = match (
+        resources,
+        filter.and_then(|f| f.get("resourceSubscriptions")),
+    ) {
+        (Some(_), Some(Value::Array(a))) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect(),
+        _ => Vec::new(),
+    };
+    uris.sort();
+    uris.dedup();
+    let mut honored = serde_json::Map::new();
+    if wants_tools {
+        honored.insert("toolsListChanged".into(), json!(true));
+    }
+    let (updates, held) = match resources.filter(|_| !uris.is_empty()) {
+        Some(up) => {
+            honored.insert("resourceSubscriptions".into(), json!(uris));
+            let set = uris.clone();
+            let wants: Wants =
+                Arc::new(move |u: &str| set.binary_search_by(|x| x.as_str().cmp(u)).is_ok());
+            (Some(wants), Some(Held::hold(up, uris)))
+        }
+        None => (None, None),
     };
     let tag = json!({ META_SUBSCRIPTION_ID: id });
     Shape {
         first: Some(mcp::notification(
             "notifications/subscriptions/acknowledged",
-            Some(json!({"notifications": honored, "_meta": tag})),
+            Some(json!({"notifications": Value::Object(honored.clone()), "_meta": tag})),
         )),
-        subscription: wants_tools.then(|| id.clone()),
+        subscription: Some(id.clone()),
+        tools: wants_tools,
         last: Some(mcp::response(
             id,
             json!({"resultType": "complete", "_meta": tag}),
         )),
+        updates,
+        held,
     }
 }
 
-/// A legacy GET stream: list_changed notifications only.
-pub fn get_shape() -> Shape {
+/// A legacy GET stream: list_changed, and updates of the resources the session subscribed to
+/// (`wants`).
+pub fn get_shape(wants: Wants) -> Shape {
     Shape {
         first: None,
         subscription: None,
+        tools: true,
         last: None,
+        updates: Some(wants),
+        held: None,
     }
 }
 
-/// `listen` streams with no tools filter send no notifications, only keep-alives.
+/// Where a stream is between events.
+struct State {
+    ws: watch::Receiver<crate::server::working_set::WorkingSet>,
+    cat: watch::Receiver<u64>,
+    cat_alive: bool,
+    notes: Option<broadcast::Receiver<Value>>,
+    stop: watch::Receiver<bool>,
+    done: bool,
+    _held: Option<Held>,
+}
+
+/// The next resource update this stream `wants` (tagged with `tag`), skipping everything else;
+/// `None` once the upstream's notifications end. Pending forever without `notes`.
+async fn next_update(
+    notes: &mut Option<broadcast::Receiver<Value>>,
+    wants: Option<&(dyn Fn(&str) -> bool + Send + Sync)>,
+    tag: Option<&Value>,
+) -> Option<Value> {
+    let (Some(notes), Some(wants)) = (notes.as_mut(), wants) else {
+        return std::future::pending().await;
+    };
+    loop {
+        match notes.recv().await {
+            Ok(msg) => {
+                if let Some(note) = subscriptions::updated_for(&msg, wants, tag) {
+                    return Some(note);
+                }
+            }
+            Err(broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(broadcast::error::RecvError::Closed) => return None,
+        }
+    }
+}
+
+/// `listen` streams with no tools filter send no list_changed, only keep-alives (and the updates
+/// of the resources they hold).
 pub fn stream(
     proxy: &Arc<Proxy>,
     shape: Shape,
@@ -88,39 +170,52 @@ pub fn stream(
     };
     let changed = sse::event(&changed);
     let last = shape.last.map(|l| sse::event(&l));
-    let state = (ws, cat, true, shutdown, false);
-    let body = futures_util::stream::unfold(
-        state,
-        move |(mut ws, mut cat, cat_alive, mut stop, done)| {
-            let changed = changed.clone();
-            let last = last.clone();
-            async move {
-                if done {
-                    return None;
-                }
-                let mut cat_alive = cat_alive;
-                let text = tokio::select! {
-                    r = ws.changed() => match r {
-                        Ok(()) if notify => changed,
-                        Ok(()) => sse::KEEP_ALIVE.to_string(),
-                        Err(_) => return None,
-                    },
-                    r = async { if cat_alive { cat.changed().await } else { std::future::pending().await } } => match r {
-                        Ok(()) if notify => changed,
-                        Ok(()) => sse::KEEP_ALIVE.to_string(),
-                        Err(_) => { cat_alive = false; sse::KEEP_ALIVE.to_string() }
-                    },
-                    _ = stop.wait_for(|s| *s) => String::new(),
-                    _ = tokio::time::sleep(KEEP_ALIVE_EVERY) => sse::KEEP_ALIVE.to_string(),
-                };
-                if text.is_empty() {
-                    // Shutdown: the listen result closes the stream, a GET stream just ends.
-                    return last.map(|l| (l, (ws, cat, cat_alive, stop, true)));
-                }
-                Some((text, (ws, cat, cat_alive, stop, false)))
+    let wants = shape.updates;
+    let tag = shape.subscription;
+    let state = State {
+        ws,
+        cat,
+        cat_alive: true,
+        notes: wants.as_ref().map(|_| proxy.upstream().notifications()),
+        stop: shutdown,
+        done: false,
+        _held: shape.held,
+    };
+    let body = futures_util::stream::unfold(state, move |mut st| {
+        let changed = changed.clone();
+        let last = last.clone();
+        let wants = wants.clone();
+        let tag = tag.clone();
+        async move {
+            if st.done {
+                return None;
             }
-        },
-    );
+            let text = tokio::select! {
+                r = st.ws.changed() => match r {
+                    Ok(()) if notify => changed,
+                    Ok(()) => sse::KEEP_ALIVE.to_string(),
+                    Err(_) => return None,
+                },
+                r = async { if st.cat_alive { st.cat.changed().await } else { std::future::pending().await } } => match r {
+                    Ok(()) if notify => changed,
+                    Ok(()) => sse::KEEP_ALIVE.to_string(),
+                    Err(_) => { st.cat_alive = false; sse::KEEP_ALIVE.to_string() }
+                },
+                r = next_update(&mut st.notes, wants.as_deref(), tag.as_ref()) => match r {
+                    Some(note) => sse::event(&note),
+                    None => { st.notes = None; sse::KEEP_ALIVE.to_string() }
+                },
+                _ = st.stop.wait_for(|s| *s) => String::new(),
+                _ = tokio::time::sleep(KEEP_ALIVE_EVERY) => sse::KEEP_ALIVE.to_string(),
+            };
+            if text.is_empty() {
+                // Shutdown: the listen result closes the stream, a GET stream just ends.
+                st.done = true;
+                return last.map(|l| (l, st));
+            }
+            Some((text, st))
+        }
+    });
     let first = futures_util::stream::iter(shape.first.map(|f| sse::event(&f)));
     let body = first.chain(body).map(Ok::<_, Infallible>);
     Response::builder()

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::probe::{Probe, classify, list_changes, lists_modern};
+use super::probe::{Probe, classify, list_changes, lists_modern, subscribes};
 use super::remembered;
 use super::wire::{Outgoing, Wire, WireError};
 use super::{CallContext, UpstreamError, UpstreamStatus};
@@ -46,10 +46,15 @@ pub struct Conn {
     remembered: Option<(PathBuf, Mutex<String>)>,
     /// The log level the legacy session was last told (`conn_logs.rs`).
     sent_level: logs::SentLevel,
+    /// Resource URIs our clients are subscribed to, with how many subscribe to each
+    /// (`conn_subs.rs`).
+    resource_subs: Mutex<std::collections::BTreeMap<String, usize>>,
 }
 
 #[path = "conn_logs.rs"]
 mod logs;
+#[path = "conn_subs.rs"]
+mod subs;
 
 fn client_info(client: Option<&str>) -> Value {
     let name = match client {
@@ -76,6 +81,7 @@ impl Conn {
             next_id: AtomicU64::new(1),
             remembered: remember.map(|p| (p, Mutex::new(written))),
             sent_level: Default::default(),
+            resource_subs: Default::default(),
         }
     }
 
@@ -203,17 +209,23 @@ impl Conn {
         classify(outcome, lenient, generation)
     }
 
-    /// Opens `subscriptions/listen` when the modern upstream says its tool list can change.
+    /// Opens `subscriptions/listen` when the modern upstream says its tool list can change, or
+    /// our clients are subscribed to resources it can report on (re-opened when that set changes).
     fn listen_modern(&self, n: &Negotiated) {
-        if !list_changes(n.capabilities.as_ref()) {
+        let caps = n.capabilities.as_ref();
+        let mut filter = Map::new();
+        if list_changes(caps) {
+            filter.insert("toolsListChanged".into(), json!(true));
+        }
+        let uris = self.subscribed_uris();
+        if subscribes(caps) && !uris.is_empty() {
+            filter.insert("resourceSubscriptions".into(), json!(uris));
+        }
+        if filter.is_empty() {
             return;
         }
         let env = envelope(&n.version, client_info(None), json!({}));
-        let params = with_meta(
-            json!({ "notifications": { "toolsListChanged": true } }),
-            None,
-            env,
-        );
+        let params = with_meta(json!({ "notifications": filter }), None, env);
         self.wire.listen(
             Some(mcp::request(&self.id(), "subscriptions/listen", params)),
             &n.version,
@@ -263,9 +275,10 @@ impl Conn {
             version,
             generation,
         };
-        if list_changes(n.capabilities.as_ref()) {
+        if list_changes(n.capabilities.as_ref()) || subscribes(n.capabilities.as_ref()) {
             self.wire.listen(None, &n.version);
         }
+        self.resubscribe_legacy(&n).await;
         Ok(n)
     }
 

@@ -322,7 +322,11 @@ impl Wire for HttpWire {
         else {
             return;
         };
+        // The stream this one replaces (another filter) runs until this one is acknowledged, so
+        // that nothing sent meanwhile is missed; it is ended with this one.
+        let old = self.listener.lock().unwrap().take().map(AbortOnDrop);
         let task = handle.spawn(async move {
+            let mut old = old;
             for _ in 0..LISTEN_ATTEMPTS {
                 let req = match &listen {
                     Some(body) => {
@@ -332,16 +336,20 @@ impl Wire for HttpWire {
                     }
                     None => client.get(&url).headers(headers.clone()).header(ACCEPT, "text/event-stream"),
                 };
-                let Ok(resp) = req.send().await else { return };
+                let Ok(resp) = req.send().await else { break };
                 if !resp.status().is_success() || !is_sse(&resp) {
                     // 405: the server offers no stream; nothing to listen to.
                     tracing::debug!(status = %resp.status(), "upstream offers no notification stream");
-                    return;
+                    break;
+                }
+                if listen.is_none() {
+                    old = None;
                 }
                 let mut dec = sse::Decoder::new();
                 let mut body = resp.bytes_stream();
                 while let Some(Ok(chunk)) = body.next().await {
                     for ev in dec.feed(&chunk) {
+                        old = None; // the first event is the acknowledgement
                         if let Ok(msg) = serde_json::from_str::<Value>(&ev.data)
                             && super::wire::is_notification(&msg)
                         {
@@ -351,9 +359,13 @@ impl Wire for HttpWire {
                 }
                 tokio::time::sleep(LISTEN_RECONNECT).await;
             }
+            // This stream could not open: the one it was to replace carries on.
+            if let Some(AbortOnDrop(h)) = old.as_mut() {
+                let _ = h.await;
+            }
         });
-        if let Some(old) = self.listener.lock().unwrap().replace(task) {
-            old.abort();
+        if let Some(other) = self.listener.lock().unwrap().replace(task) {
+            other.abort();
         }
     }
 
@@ -363,6 +375,15 @@ impl Wire for HttpWire {
 
     fn closing_cancels(&self, modern: bool) -> bool {
         modern
+    }
+}
+
+/// A listen task that ends when this is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

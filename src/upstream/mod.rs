@@ -120,6 +120,15 @@ pub trait Upstream: Send + Sync + 'static {
     fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
         tokio::sync::broadcast::channel(1).1
     }
+
+    /// One client subscribes to (`on`) or lets go of resource `uri`; its
+    /// `notifications/resources/updated` then arrive on `notifications()`. Refcounted: only the
+    /// first subscriber and the last to leave reach the upstream.
+    async fn resource_subscription(&self, _uri: &str, _on: bool) -> Result<(), UpstreamError> {
+        Err(UpstreamError::Unavailable(
+            "this upstream does not relay resource subscriptions".into(),
+        ))
+    }
 }
 
 /// Connects to the configured upstream (HTTP or stdio child). Returns at once: negotiation and
@@ -372,5 +381,10 @@ impl Upstream for Remote {
 
     fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
         self.inner.notes.subscribe()
+    }
+
+    async fn resource_subscription(&self, uri: &str, on: bool) -> Result<(), UpstreamError> {
+        let budget = self.inner.call_budget;
+        self.inner.conn.resource_subscription(uri, on, budget).await
     }
 }

@@ -106,6 +106,14 @@ pub fn list_changes(caps: Option<&Value>) -> bool {
         == Some(true)
 }
 
+/// Does the upstream deliver `notifications/resources/updated` for URIs it is asked about (legacy
+/// `resources/subscribe`, 2026-07-28 `subscriptions/listen` `resourceSubscriptions`)?
+pub fn subscribes(caps: Option<&Value>) -> bool {
+    caps.and_then(|c| c.pointer("/resources/subscribe"))
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ mod python;
 mod serve_cmd;
 mod stdio;
 mod streams;
+mod subscriptions;
 
 use std::path::PathBuf;
 use std::sync::Arc;

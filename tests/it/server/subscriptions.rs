@@ -1,0 +1,409 @@
+//! Resource subscriptions through the real `mws serve` in front of the project's rmcp fixture
+//! (examples/conformance_upstream, a 2026-07-28 upstream with no `resources/subscribe`): a 2025
+//! client's `resources/subscribe` is answered by mws and the fixture's
+//! `notifications/resources/updated` for that URI reach the session's GET stream, and only that
+//! URI; after `resources/unsubscribe` they stop. A 2026 client's `subscriptions/listen` with
+//! `resourceSubscriptions` gets them tagged with its subscription id.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use crate::support::Child;
+use crate::support::serve::{self, post_modern};
+
+const WATCHED: &str = "test://watched-resource";
+const OTHER: &str = "test://other-resource";
+/// Rounds of "change the resource, wait a second for its update": the fixture hears of a new
+/// subscription when mws re-opens its listen stream, in the background.
+const TRIES: usize = 20;
+const UPDATE_TOOL: &str = "test_update_resource";
+
+/// The fixture binary `cargo test` builds beside the test binary.
+fn fixture_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("examples/conformance_upstream");
+    assert!(
+        bin.exists(),
+        "{} is not built: run `cargo build --example conformance_upstream` (plain `cargo test` builds it)",
+        bin.display()
+    );
+    bin
+}
+
+/// Starts the fixture on a free port; returns it and its URL.
+fn start_fixture() -> (Child, String) {
+    use std::io::BufRead;
+    let mut child = Child(
+        std::process::Command::new(fixture_bin())
+            .arg("0")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let out = child.0.stdout.take().unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(out).read_line(&mut line).unwrap();
+    let url = line.trim().to_string();
+    assert!(
+        url.starts_with("http://127.0.0.1:"),
+        "fixture printed {line:?}"
+    );
+    (child, url)
+}
+
+fn start() -> (Child, serve::Served) {
+    let (fixture, url) = start_fixture();
+    let config = json!({
+        "upstream": {"url": url},
+        "timeouts": {"listMs": 10000, "callMs": 10000, "catalogTtlMs": 60000},
+    });
+    (fixture, serve::start(&config, &[UPDATE_TOOL]))
+}
+
+/// An open SSE response read message by message.
+struct Events {
+    body: futures_util::stream::BoxStream<'static, reqwest::Result<Vec<u8>>>,
+    buf: String,
+}
+
+impl Events {
+    fn new(resp: reqwest::Response) -> Events {
+        assert_eq!(resp.status(), 200);
+        Events {
+            body: resp.bytes_stream().map(|r| r.map(|b| b.to_vec())).boxed(),
+            buf: String::new(),
+        }
+    }
+
+    /// The next `data:` message within `wait`, else `None`.
+    async fn next(&mut self, wait: Duration) -> Option<Value> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let event: String = self.buf.drain(..end + 2).collect();
+                if let Some(d) = event.lines().find_map(|l| l.strip_prefix("data:")) {
+                    return Some(serde_json::from_str(d.trim()).unwrap());
+                }
+                continue;
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.body.next())
+                .await
+                .ok()?;
+            let chunk = chunk.expect("the stream ended").unwrap();
+            self.buf
+                .push_str(&String::from_utf8_lossy(&chunk).replace("\r\n", "\n"));
+        }
+    }
+
+    /// The URI of the next `notifications/resources/updated` within `wait` (other messages are
+    /// skipped), with the message.
+    async fn next_update(&mut self, wait: Duration) -> Option<(String, Value)> {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let m = self.next(left).await?;
+            if m["method"] == "notifications/resources/updated" {
+                return Some((m["params"]["uri"].as_str().unwrap().to_string(), m));
+            }
+        }
+    }
+}
+
+/// A legacy (2025-11-25) session over plain HTTP.
+struct Legacy {
+    url: String,
+    sid: String,
+    next_id: i64,
+}
+
+impl Legacy {
+    async fn open(url: &str) -> (Legacy, Value) {
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "subs-test", "version": "1"}}});
+        let resp = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(init.to_string())
+            .send()
+            .await
+            .unwrap();
+        let sid = resp.headers()["mcp-session-id"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        let result: Value = resp.json().await.unwrap();
+        let mut s = Legacy {
+            url: url.to_string(),
+            sid,
+            next_id: 1,
+        };
+        s.post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        (s, result)
+    }
+
+    async fn post(&mut self, body: Value) -> Option<Value> {
+        let resp = reqwest::Client::new()
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &self.sid)
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        if resp.status() == 202 {
+            return None;
+        }
+        Some(resp.json().await.unwrap())
+    }
+
+    async fn rpc(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let body =
+            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
+        self.post(body).await.unwrap()
+    }
+
+    async fn stream(&self) -> Events {
+        let resp = reqwest::Client::new()
+            .get(&self.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("mcp-session-id", &self.sid)
+            .send()
+            .await
+            .unwrap();
+        Events::new(resp)
+    }
+}
+
+/// Changes `uri` at the fixture (through mws, as a 2026 client calling the pinned tool).
+async fn change(url: &str, uri: &str) {
+    let r = post_modern(
+        url,
+        7,
+        "tools/call",
+        json!({"name": UPDATE_TOOL, "arguments": {"uri": uri}}),
+    )
+    .await;
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.starts_with(&format!("Updated {uri}")), "{r}");
+}
+
+/// Changes `uris` round after round until an update arrives; returns it.
+async fn first_update(url: &str, events: &mut Events, uris: &[&str]) -> (String, Value) {
+    for _ in 0..TRIES {
+        for u in uris {
+            change(url, u).await;
+        }
+        if let Some(got) = events.next_update(Duration::from_secs(1)).await {
+            return got;
+        }
+    }
+    panic!("no notifications/resources/updated after {TRIES} rounds of changing {uris:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_session_gets_the_updates_it_subscribed_to_until_it_unsubscribes() {
+    let (_fixture, mws) = start();
+    let (mut a, init) = Legacy::open(&mws.url).await;
+    assert_eq!(
+        init["result"]["capabilities"]["resources"]["subscribe"], true,
+        "mws offers subscriptions when its upstream reports updates: {init}"
+    );
+    let (mut b, _) = Legacy::open(&mws.url).await;
+    let (mut a_events, mut b_events) = (a.stream().await, b.stream().await);
+
+    // A watches WATCHED, B watches OTHER: the upstream reports both, each session hears its own.
+    for (s, uri) in [(&mut a, WATCHED), (&mut b, OTHER)] {
+        let sub = s.rpc("resources/subscribe", json!({"uri": uri})).await;
+        assert_eq!(sub["result"], json!({}), "{sub}");
+    }
+    let (uri, msg) = first_update(&mws.url, &mut a_events, &[OTHER, WATCHED]).await;
+    assert_eq!(uri, WATCHED, "{msg}");
+    assert_eq!(
+        msg["params"],
+        json!({"uri": WATCHED}),
+        "no upstream subscription id leaks"
+    );
+    let (uri, msg) = first_update(&mws.url, &mut b_events, &[WATCHED, OTHER]).await;
+    assert_eq!(uri, OTHER, "{msg}");
+
+    // B takes WATCHED too (so the upstream keeps reporting it); A swaps WATCHED for OTHER.
+    let sub = b.rpc("resources/subscribe", json!({"uri": WATCHED})).await;
+    assert_eq!(sub["result"], json!({}), "{sub}");
+    let sub = a.rpc("resources/subscribe", json!({"uri": OTHER})).await;
+    assert_eq!(sub["result"], json!({}), "{sub}");
+    let unsub = a
+        .rpc("resources/unsubscribe", json!({"uri": WATCHED}))
+        .await;
+    assert_eq!(unsub["result"], json!({}), "{unsub}");
+    // What A was sent before it unsubscribed is behind us.
+    while a_events.next(Duration::from_millis(500)).await.is_some() {}
+    for _ in 0..3 {
+        change(&mws.url, WATCHED).await;
+        change(&mws.url, OTHER).await;
+        let (uri, msg) = a_events.next_update(Duration::from_secs(10)).await.unwrap();
+        assert_eq!(uri, OTHER, "an unsubscribed URI was delivered: {msg}");
+    }
+    let (uri, _) = b_events.next_update(Duration::from_secs(10)).await.unwrap();
+    assert!(uri == WATCHED || uri == OTHER);
+
+    // A request without a URI is refused, saying what is missing.
+    let bad = a.rpc("resources/subscribe", json!({})).await;
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert_eq!(
+        bad["error"]["message"],
+        "resources/subscribe needs params.uri, the resource's URI as a string"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_listen_with_resource_subscriptions_gets_updates_tagged_with_its_id() {
+    let (_fixture, mws) = start();
+    let body = json!({"jsonrpc": "2.0", "id": 41, "method": "subscriptions/listen", "params": {
+        "notifications": {"resourceSubscriptions": [WATCHED]},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "subs-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    // The listen reflects what the upstream offers, known once mws has negotiated.
+    let _ = post_modern(&mws.url, 1, "tools/list", json!({})).await;
+    let resp = reqwest::Client::new()
+        .post(&mws.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut events = Events::new(resp);
+    let ack = events.next(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"resourceSubscriptions": [WATCHED]})
+    );
+    let (uri, msg) = first_update(&mws.url, &mut events, &[OTHER, WATCHED]).await;
+    assert_eq!(uri, WATCHED, "{msg}");
+    assert_eq!(
+        msg["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 41,
+        "{msg}"
+    );
+}
+
+/// A 2025 upstream (the real server-everything over stdio): mws forwards the subscription on its
+/// own upstream session, and the upstream's updates reach the subscribed 2025 session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_upstream_is_subscribed_on_mws_session_and_its_updates_relayed() {
+    const TOGGLE: &str = "toggle-subscriber-updates";
+    const URI: &str = "demo://resource/static/document/architecture.md";
+    let js = crate::support::server_everything();
+    let config = json!({
+        "upstream": {"command": "node", "args": [js, "stdio"]},
+        "timeouts": {"listMs": 20000, "callMs": 20000, "catalogTtlMs": 60000},
+    });
+    let mws = serve::start(&config, &[TOGGLE]);
+    let (mut s, init) = Legacy::open(&mws.url).await;
+    assert_eq!(
+        init["result"]["capabilities"]["resources"]["subscribe"], true,
+        "{init}"
+    );
+    let mut events = s.stream().await;
+    let sub = s.rpc("resources/subscribe", json!({"uri": URI})).await;
+    assert_eq!(sub["result"], json!({}), "{sub}");
+    // The toggle makes server-everything report every URI mws's session subscribed to, at once and
+    // then every 5 s.
+    let r = post_modern(
+        &mws.url,
+        3,
+        "tools/call",
+        json!({"name": TOGGLE, "arguments": {}}),
+    )
+    .await;
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Started"),
+        "{r}"
+    );
+    let (uri, msg) = events
+        .next_update(Duration::from_secs(15))
+        .await
+        .expect("no update relayed");
+    assert_eq!(uri, URI, "{msg}");
+    let unsub = s.rpc("resources/unsubscribe", json!({"uri": URI})).await;
+    assert_eq!(unsub["result"], json!({}), "{unsub}");
+}
+
+/// Under `serve --stdio` a 2025 client's subscription is its connection's: updates come out on
+/// stdout beside the replies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_client_gets_updates_on_stdout() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (_fixture, url) = start_fixture();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.json");
+    let config = json!({"upstream": {"url": url}, "stateDir": dir.path().join("state"),
+        "timeouts": {"listMs": 10000, "callMs": 10000, "catalogTtlMs": 60000}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
+        .args(["--config", path.to_str().unwrap(), "serve", "--stdio"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = async |m: Value| stdin.write_all(format!("{m}\n").as_bytes()).await.unwrap();
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "subs-test", "version": "1"}}}),
+    )
+    .await;
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": WATCHED}})).await;
+    for i in 0..TRIES {
+        let call = json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {
+            "name": "call_tool", "arguments": {"name": UPDATE_TOOL, "arguments": {"uri": WATCHED}}}});
+        send(call).await;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        while let Ok(Ok(Some(line))) = tokio::time::timeout_at(deadline, lines.next_line()).await {
+            let m: Value = serde_json::from_str(&line).unwrap();
+            if m["id"] == 1 {
+                assert_eq!(
+                    m["result"]["capabilities"]["resources"]["subscribe"], true,
+                    "{m}"
+                );
+            }
+            if m["id"] == 2 {
+                assert_eq!(m["result"], json!({}), "{m}");
+            }
+            if m["method"] == "notifications/resources/updated" {
+                assert_eq!(m["params"], json!({"uri": WATCHED}));
+                return;
+            }
+        }
+    }
+    panic!("no notifications/resources/updated on stdout after {TRIES} changes");
+}
