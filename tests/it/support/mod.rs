@@ -87,10 +87,29 @@ pub fn free_port() -> u16 {
         .port()
 }
 
-/// A child killed when dropped.
+/// How long a dropped child may take to exit after SIGTERM before it gets SIGKILL.
+const DROP_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// A child stopped when dropped: SIGTERM first, so that `mws serve` stops its own stdio upstream
+/// (a server with a timer running, like server-everything after `toggle-subscriber-updates`, does
+/// not exit on stdin EOF alone and would outlive a SIGKILLed parent), then SIGKILL after
+/// `DROP_GRACE`.
 pub struct Child(pub std::process::Child);
 impl Drop for Child {
     fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let pid = self.0.id().to_string();
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid])
+                .status();
+            let deadline = std::time::Instant::now() + DROP_GRACE;
+            while std::time::Instant::now() < deadline {
+                if let Ok(Some(_)) = self.0.try_wait() {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
