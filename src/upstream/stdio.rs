@@ -75,6 +75,7 @@ impl StdioWire {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
+        die_with_parent(&mut cmd);
         if let Some(cwd) = &self.cfg.cwd {
             cmd.current_dir(cwd);
         }
@@ -281,3 +282,25 @@ async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value) -> Resu
         .and(w.flush().await)
         .map_err(|e| WireError::Down(format!("upstream process is gone ({e})")))
 }
+
+/// Asks Linux to send the child SIGTERM when mws dies without stopping it (SIGKILL, a crash).
+/// `kill_on_drop` covers every orderly exit; without this, an upstream that does not exit when
+/// its stdin closes (a server with a timer running) would outlive a killed mws. The signal fires
+/// when the *thread* that spawned the child ends: mws spawns from its runtime's worker threads,
+/// which live as long as the process.
+#[cfg(target_os = "linux")]
+fn die_with_parent(cmd: &mut Command) {
+    // SAFETY: the closure runs in the child between fork and exec and only calls prctl(2), which
+    // is async-signal-safe and touches no memory shared with the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_cmd: &mut Command) {}

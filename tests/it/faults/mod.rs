@@ -6,6 +6,7 @@
 
 mod faulty;
 mod ingest_kill;
+mod orphan;
 mod state;
 
 use std::io::{BufRead, BufReader};
