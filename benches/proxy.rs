@@ -3,6 +3,8 @@
 //! `MWS_BENCH_CALLS` calls per path (default 10,000) at concurrency 1 and 16, the added latency,
 //! throughput, and the proxy's RSS with a 1,000-tool catalog (search index built, every call
 //! logged to its database). Direct and proxied rounds alternate so machine load hits both alike.
+//! A `floor` path runs in the same rounds: a bare pass-through on the same stack (`start_floor`),
+//! so the table shows what any proxy of this kind adds on this machine next to what mws adds.
 //!
 //! Run: `cargo bench --bench proxy` (builds `mws` in the bench profile first). With
 //! `MWS_BENCH_BASELINE=<path to another mws binary>` that build runs too, in the same alternating
@@ -14,6 +16,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use axum::body::Bytes;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::IntoResponse;
 use common::{Child, cpu_secs, ms, quantile, request, rss_mb};
 use serde_json::{Value, json};
 
@@ -165,6 +170,58 @@ async fn start_proxy(name: &str, bin: &str, upstream: &str) -> Proxied {
     }
 }
 
+/// The floor: a bare pass-through on mws's own stack (axum server, reqwest client, one runtime
+/// worker of its own thread, nodelay) that forwards the body and the MCP headers as bytes and
+/// the reply likewise: nothing parsed, validated or logged. What any proxy built this way adds on
+/// this machine; what mws adds beyond it is its own work. Returns its `/mcp` URL.
+fn start_floor(upstream: &str) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let upstream = upstream.to_string();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let client = reqwest::Client::new();
+            let forward = move |headers: HeaderMap, body: Bytes| {
+                let (client, upstream) = (client.clone(), upstream.clone());
+                async move {
+                    let mut req = client.post(&upstream).body(body);
+                    for (k, v) in &headers {
+                        if k == "content-type" || k == "accept" || k.as_str().starts_with("mcp-") {
+                            req = req.header(k, v);
+                        }
+                    }
+                    let Ok(resp) = req.send().await else {
+                        return StatusCode::BAD_GATEWAY.into_response();
+                    };
+                    let status = resp.status();
+                    let ctype = resp.headers().get("content-type").cloned();
+                    let Ok(bytes) = resp.bytes().await else {
+                        return StatusCode::BAD_GATEWAY.into_response();
+                    };
+                    let mut out = (status, bytes).into_response();
+                    if let Some(c) = ctype {
+                        out.headers_mut().insert("content-type", c);
+                    }
+                    out
+                }
+            };
+            let app = axum::Router::new().route("/mcp", axum::routing::post(forward));
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
+            let _ = axum::serve(listener, app).await;
+        });
+    });
+    url
+}
+
 fn main() {
     let calls: usize = std::env::var("MWS_BENCH_CALLS")
         .ok()
@@ -186,8 +243,10 @@ fn main() {
         if let Some(bin) = &baseline {
             proxies.push(start_proxy("baseline", bin, &upstream.url).await);
         }
+        let floor = target(start_floor(&upstream.url));
         // Warm-up: connections, allocator, the call log's writer.
         run(&direct, 500, 16).await;
+        run(&floor, 500, 16).await;
         for p in &proxies {
             run(&p.target, 500, 16).await;
         }
@@ -201,6 +260,7 @@ fn main() {
         println!("{:<8} {:>5} {:>8} {:>11} {:>11} {:>10} {:>7}", "path", "conc", "calls", "p50", "p99", "calls/s", "failed");
         let mut paths: Vec<(&str, Arc<Target>)> = vec![("direct", direct.clone())];
         paths.extend(proxies.iter().map(|p| (p.name.as_str(), p.target.clone())));
+        paths.push(("floor", floor.clone()));
         let mut summary = Vec::new();
         for conc in [1usize, 16] {
             let per_round = calls / ROUNDS;
@@ -237,7 +297,8 @@ fn main() {
         }
         println!();
         for (name, conc, p50, p99) in summary {
-            println!("added by {name} at concurrency {conc:>2}: p50 {p50:+.3} ms (target < 0.2), p99 {p99:+.3} ms (target < 1)");
+            let targets = if name == "floor" { ["", ""] } else { [" (target < 0.2)", " (target < 1)"] };
+            println!("added by {name:<8} at concurrency {conc:>2}: p50 {p50:+.3} ms{}, p99 {p99:+.3} ms{}", targets[0], targets[1]);
         }
         for ((p, idle), cpu0) in proxies.iter().zip(rss_idle).zip(cpu_before) {
             let (rss, hwm) = rss_mb(p.child.0.id());

@@ -41,9 +41,15 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     }
     // Refuse a non-loopback host before anything starts.
     server::guards::bind_addr(&config.listen.host).map_err(UsageError)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    // One worker unless TOKIO_WORKER_THREADS says otherwise: a call is I/O plus ~0.1 ms of CPU,
+    // and a second worker costs every call cross-thread wake-ups (work stealing, the reqwest
+    // connection task) that measured 20-40% more CPU per call and a slower p50 (BENCHMARKS.md).
+    // Heavy work (a search index build) runs in `block_in_place`, so it does not stall calls.
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        runtime.worker_threads(SERVE_WORKERS);
+    }
+    let runtime = runtime.enable_all().build()?;
     let result = runtime.block_on(serve(config, args.stdio));
     runtime.shutdown_timeout(Duration::from_secs(1));
     if let Some(dir) = demo_dir {
@@ -51,6 +57,9 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     }
     result
 }
+
+/// Runtime worker threads for `mws serve` (see `run`).
+const SERVE_WORKERS: usize = 1;
 
 async fn serve(config: Config, stdio: bool) -> CmdResult {
     // 0700: the state dir holds the call history (SPEC §3 keeps it private).

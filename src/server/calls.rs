@@ -199,7 +199,16 @@ impl Proxy {
         };
         // Shares the catalog the snapshot holds instead of copying every tool object into the
         // index (a second copy of a 1,000-tool catalog is ~1.4 MB of heap for the life of it).
-        let idx = Arc::new(SearchIndex::build_shared(catalog.clone(), &options));
+        let build = || Arc::new(SearchIndex::build_shared(catalog.clone(), &options));
+        // A build takes milliseconds (about 50 at 10,000 tools): on a multi-thread runtime the
+        // worker hands its other tasks to another thread meanwhile, so calls are not held up.
+        let multi = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        let idx = if multi {
+            tokio::task::block_in_place(build)
+        } else {
+            build()
+        };
         *slot = Some((version, idx.clone()));
         idx
     }

@@ -3,8 +3,9 @@
 //! block the sender, and must never store arguments, results or query text.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
 
 use rusqlite::params;
 
@@ -60,6 +61,9 @@ pub enum LogEvent {
 #[derive(Clone)]
 pub struct LogSink {
     tx: mpsc::Sender<LogEvent>,
+    /// The writer thread, unparked by `flush` to end its batch window early.
+    writer: std::thread::Thread,
+    flush_wanted: Arc<AtomicBool>,
 }
 
 impl LogSink {
@@ -68,11 +72,17 @@ impl LogSink {
     pub fn spawn(path: &Path) -> LogSink {
         let (tx, rx) = mpsc::channel();
         let path = path.to_path_buf();
-        std::thread::Builder::new()
+        let flush_wanted = Arc::new(AtomicBool::new(false));
+        let wanted = flush_wanted.clone();
+        let handle = std::thread::Builder::new()
             .name("mws-log-writer".into())
-            .spawn(move || writer(path, rx))
+            .spawn(move || writer(path, rx, &wanted))
             .expect("spawn log writer thread");
-        LogSink { tx }
+        LogSink {
+            tx,
+            writer: handle.thread().clone(),
+            flush_wanted,
+        }
     }
 
     pub fn call(&self, record: CallRecord) {
@@ -89,7 +99,23 @@ impl LogSink {
         if self.tx.send(LogEvent::Flush(tx)).is_err() {
             return false;
         }
+        self.flush_wanted.store(true, Ordering::Release);
+        self.writer.unpark();
         rx.recv_timeout(timeout).is_ok()
+    }
+}
+
+/// Sleeps until `BATCH_WINDOW` has passed or a flush is asked for. The writer sleeps instead of
+/// waiting on the channel: a receiver blocked in `recv_timeout` is woken by every send, which
+/// cost each call a futex wake and the writer a context switch per row.
+fn wait_out_window(flush_wanted: &AtomicBool) {
+    let deadline = Instant::now() + BATCH_WINDOW;
+    loop {
+        let now = Instant::now();
+        if now >= deadline || flush_wanted.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        std::thread::park_timeout(deadline - now);
     }
 }
 
@@ -99,27 +125,23 @@ fn file_id(path: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
-fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>) {
+fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool) {
     let mut store: Option<Store> = None;
     // The file the open store writes to: a deleted or replaced database would otherwise swallow
     // every later row without an error (SQLite keeps writing to the unlinked file).
     let mut opened: Option<(u64, u64)> = None;
+    // The last batch was full: more rows are waiting, so the next one does not wait out a window.
+    let mut backlog = false;
     while let Ok(first) = rx.recv() {
-        let deadline = std::time::Instant::now() + BATCH_WINDOW;
-        let mut flushing = matches!(first, LogEvent::Flush(_));
+        if !backlog && !matches!(first, LogEvent::Flush(_)) {
+            wait_out_window(flush_wanted);
+        }
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
-            // A flush ends the window: whoever waits on it wants the rows now.
-            let next = if flushing {
-                rx.try_recv().ok()
-            } else {
-                let left = deadline.saturating_duration_since(std::time::Instant::now());
-                rx.recv_timeout(left).ok()
-            };
-            let Some(e) = next else { break };
-            flushing |= matches!(e, LogEvent::Flush(_));
+            let Ok(e) = rx.try_recv() else { break };
             batch.push(e);
         }
+        backlog = batch.len() == MAX_BATCH;
         let mut flushes = Vec::new();
         let mut records = Vec::with_capacity(batch.len());
         for e in batch {
@@ -161,6 +183,10 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>) {
                 );
                 store = None;
             }
+        }
+        if !flushes.is_empty() {
+            // This batch answers them; a flag left set would only cut the next window short.
+            flush_wanted.store(false, Ordering::Release);
         }
         for done in flushes {
             let _ = done.send(());
