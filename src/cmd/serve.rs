@@ -45,7 +45,7 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     // One worker unless TOKIO_WORKER_THREADS says otherwise: a call is I/O plus ~0.1 ms of CPU,
     // and a second worker costs every call cross-thread wake-ups (work stealing, the reqwest
     // connection task) that measured 20-40% more CPU per call and a slower p50 (BENCHMARKS.md).
-    // Heavy work (a search index build) runs in `block_in_place`, so it does not stall calls.
+    // Heavy work (a search index build) runs in `spawn_blocking`, so it does not stall calls.
     if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
         runtime.worker_threads(SERVE_WORKERS);
     }

@@ -165,7 +165,7 @@ impl Proxy {
                 true,
             );
         }
-        let index = self.index_for(snap.version, &snap.catalog);
+        let index = self.index_for(snap.version, &snap.catalog).await;
         let ws = self.working_set.borrow().clone();
         let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
             .into_iter()
@@ -186,8 +186,12 @@ impl Proxy {
     }
 
     /// The search index for a catalog version, built once and shared.
-    fn index_for(&self, version: u64, catalog: &Arc<crate::catalog::Catalog>) -> Arc<SearchIndex> {
-        let mut slot = self.index.lock().unwrap_or_else(|e| e.into_inner());
+    async fn index_for(
+        &self,
+        version: u64,
+        catalog: &Arc<crate::catalog::Catalog>,
+    ) -> Arc<SearchIndex> {
+        let mut slot = self.index.lock().await;
         if let Some((v, idx)) = slot.as_ref()
             && *v == version
         {
@@ -199,15 +203,15 @@ impl Proxy {
         };
         // Shares the catalog the snapshot holds instead of copying every tool object into the
         // index (a second copy of a 1,000-tool catalog is ~1.4 MB of heap for the life of it).
-        let build = || Arc::new(SearchIndex::build_shared(catalog.clone(), &options));
-        // A build takes milliseconds (about 50 at 10,000 tools): on a multi-thread runtime the
-        // worker hands its other tasks to another thread meanwhile, so calls are not held up.
-        let multi = tokio::runtime::Handle::try_current()
-            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-        let idx = if multi {
-            tokio::task::block_in_place(build)
-        } else {
-            build()
+        let catalog = catalog.clone();
+        let build = move || Arc::new(SearchIndex::build_shared(catalog, &options));
+        // A build takes milliseconds (about 50 at 10,000 tools) and `mws serve` runs one worker,
+        // so it runs on a blocking thread while calls go on. Not `block_in_place`: that retires
+        // the worker thread, and a stdio upstream spawned from it would get its parent-death
+        // signal when that thread ends (`upstream/stdio.rs`).
+        let idx = match tokio::task::spawn_blocking(build).await {
+            Ok(idx) => idx,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
         *slot = Some((version, idx.clone()));
         idx

@@ -76,7 +76,9 @@ pub struct Proxy {
     pub(crate) config: Arc<Config>,
     pub(crate) working_set: watch::Receiver<WorkingSet>,
     pub(crate) log: Option<LogSink>,
-    pub(crate) index: Mutex<Option<(u64, Arc<SearchIndex>)>>,
+    /// The search index and the catalog version it was built for; held across a build, so one
+    /// build serves every search waiting on it.
+    pub(crate) index: tokio::sync::Mutex<Option<(u64, Arc<SearchIndex>)>>,
     pub(crate) listing: Mutex<Option<(u64, WorkingSet, Arc<Value>)>>,
     pub(crate) run_id: String,
     pub(crate) seq: AtomicU64,
@@ -100,7 +102,7 @@ impl Proxy {
             config: Arc::new(config),
             working_set,
             log,
-            index: Mutex::new(None),
+            index: tokio::sync::Mutex::new(None),
             listing: Mutex::new(None),
             run_id: format!("{start:x}-{:x}", std::process::id()),
             seq: AtomicU64::new(0),

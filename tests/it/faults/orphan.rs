@@ -8,6 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::support::serve;
+
 /// How long the child may take to appear, and to go after mws is killed.
 const WAIT: Duration = Duration::from_secs(15);
 
@@ -76,4 +78,43 @@ fn a_killed_mws_takes_its_stdio_upstream_with_it() {
         !survived,
         "the upstream (pid {child}) outlived a SIGKILLed mws"
     );
+}
+
+/// How long tokio keeps an idle blocking thread (its default `thread_keep_alive`), plus margin.
+const BLOCKING_THREAD_GONE: Duration = Duration::from_secs(12);
+
+/// The parent-death signal fires when the spawning *thread* ends, not the process. A search
+/// index build must not retire the runtime thread that started the stdio upstream (as
+/// `block_in_place` does: that thread then ends once idle in the blocking pool), or the upstream
+/// gets SIGTERM in the middle of a session and calls fail while it restarts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_index_build_does_not_kill_the_stdio_upstream() {
+    let config = json!({
+        "upstream": {"command": env!("CARGO_BIN_EXE_mws"), "args": ["demo-upstream"]},
+    });
+    let mut served = serve::start(&config, &[]);
+    let pid = served.child.0.id();
+    let search = json!({"name": "search_tools", "arguments": {"query": "send an email"}});
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let reply = serve::post_modern(&served.url, 1, "tools/call", search.clone()).await;
+        if reply["result"]["isError"] != true {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "search_tools never found tools: {reply}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let upstream = children(pid);
+    assert_eq!(upstream.len(), 1, "one stdio upstream: {upstream:?}");
+    tokio::time::sleep(BLOCKING_THREAD_GONE).await;
+    let call = json!({"name": "mail_list_messages", "arguments": {}});
+    let reply = serve::post_modern(&served.url, 2, "tools/call", call).await;
+    assert!(reply["result"]["isError"] != true, "{reply}");
+    assert_eq!(children(pid), upstream, "the stdio upstream was replaced");
+    let stderr = served.stderr.lock().unwrap().join("\n");
+    assert!(!stderr.contains("restarting"), "{stderr}");
+    served.stop();
 }
