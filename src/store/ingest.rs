@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::log::{self, NewCall, SessionSeen, insert_call_row};
 use super::{Store, StoreError};
 
 /// What was read of one transcript file.
@@ -316,33 +317,35 @@ fn record_call(tx: &Transaction, c: &CallRow) -> rusqlite::Result<Outcome> {
         .execute([&session])?;
         return Ok(Outcome::Merged);
     }
-    tx.prepare_cached(
-        "INSERT INTO calls (ts, session_id, tool, via, ok, error_kind, ms, client, client_call_id, source_key)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(params![
-        c.ts,
-        c.session_id,
-        c.tool,
-        c.via,
-        c.ok,
-        c.error_kind,
-        c.ms,
-        c.client,
-        c.client_call_id,
-        c.source_key
-    ])?;
+    insert_call_row(
+        tx,
+        &NewCall {
+            ts: &c.ts,
+            session_id: &c.session_id,
+            tool: &c.tool,
+            via: &c.via,
+            ok: c.ok,
+            error_kind: c.error_kind.as_deref(),
+            ms: c.ms,
+            client: Some(&c.client),
+            client_call_id: Some(&c.client_call_id),
+            source_key: &c.source_key,
+        },
+    )?;
     Ok(Outcome::New)
 }
 
 fn upsert_session(tx: &Transaction, c: &CallRow) -> rusqlite::Result<()> {
-    tx.prepare_cached(
-        "INSERT INTO sessions (id, source, client, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?4)
-         ON CONFLICT (id) DO UPDATE SET first_seen = min(first_seen, excluded.first_seen),
-                                        last_seen = max(last_seen, excluded.last_seen)",
-    )?
-    .execute(params![c.session_id, c.via, c.client, c.ts])?;
-    Ok(())
+    log::upsert_session(
+        tx,
+        &SessionSeen {
+            id: &c.session_id,
+            source: &c.via,
+            client: Some(&c.client),
+            first: &c.ts,
+            last: &c.ts,
+        },
+    )
 }
 
 #[cfg(test)]

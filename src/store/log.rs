@@ -208,7 +208,7 @@ impl Store {
                     if merge_into_transcript(&tx, c)? {
                         continue;
                     }
-                    insert_call_row(&tx, c)?;
+                    insert_call_row(&tx, &c.into())?;
                     match sessions.iter_mut().find(|s| s.id == c.session_id) {
                         Some(s) => s.saw(c),
                         None => sessions.push(SessionSeen::new(c)),
@@ -226,18 +226,21 @@ impl Store {
     }
 }
 
-/// A proxy session as a batch of calls saw it.
-struct SessionSeen<'a> {
-    id: &'a str,
-    client: Option<&'a str>,
-    first: &'a str,
-    last: &'a str,
+/// A session as a batch of calls saw it (a proxy batch, an ingested call, a seeded history).
+pub(super) struct SessionSeen<'a> {
+    pub id: &'a str,
+    /// `proxy`, or the transcript's `via`.
+    pub source: &'a str,
+    pub client: Option<&'a str>,
+    pub first: &'a str,
+    pub last: &'a str,
 }
 
 impl<'a> SessionSeen<'a> {
     fn new(c: &'a CallRecord) -> SessionSeen<'a> {
         SessionSeen {
             id: &c.session_id,
+            source: "proxy",
             client: c.client.as_deref(),
             first: &c.ts,
             last: &c.ts,
@@ -258,7 +261,7 @@ pub fn insert_call(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Res
         return Ok(());
     }
     upsert_session(conn, &SessionSeen::new(c))?;
-    insert_call_row(conn, c)
+    insert_call_row(conn, &c.into())
 }
 
 /// The transcript's row for the same client call id gains the proxy's `via` and duration; true
@@ -276,17 +279,59 @@ fn merge_into_transcript(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlit
     Ok(updated > 0)
 }
 
-fn upsert_session(conn: &rusqlite::Connection, s: &SessionSeen<'_>) -> rusqlite::Result<()> {
+/// Creates a session or widens the one there: its time span grows to cover `first`..`last`, and
+/// a client name is filled in once known. The source stays the one that created it.
+pub(super) fn upsert_session(
+    conn: &rusqlite::Connection,
+    s: &SessionSeen<'_>,
+) -> rusqlite::Result<()> {
     conn.prepare_cached(
-        "INSERT INTO sessions (id, source, client, first_seen, last_seen) VALUES (?1, 'proxy', ?2, ?3, ?4)
-         ON CONFLICT (id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen),
+        "INSERT INTO sessions (id, source, client, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (id) DO UPDATE SET first_seen = min(first_seen, excluded.first_seen),
+                                        last_seen = max(last_seen, excluded.last_seen),
                                         client = COALESCE(sessions.client, excluded.client)",
     )?
-    .execute(params![s.id, s.client, s.first, s.last])?;
+    .execute(params![s.id, s.source, s.client, s.first, s.last])?;
     Ok(())
 }
 
-fn insert_call_row(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<()> {
+/// A `calls` row as written, borrowed from a proxy `CallRecord` or an ingested `CallRow`: the
+/// one place the column list is spelled out.
+pub(super) struct NewCall<'a> {
+    pub ts: &'a str,
+    pub session_id: &'a str,
+    pub tool: &'a str,
+    pub via: &'a str,
+    pub ok: bool,
+    pub error_kind: Option<&'a str>,
+    pub ms: Option<i64>,
+    pub client: Option<&'a str>,
+    pub client_call_id: Option<&'a str>,
+    pub source_key: &'a str,
+}
+
+impl<'a> From<&'a CallRecord> for NewCall<'a> {
+    fn from(c: &'a CallRecord) -> NewCall<'a> {
+        NewCall {
+            ts: &c.ts,
+            session_id: &c.session_id,
+            tool: &c.tool,
+            via: &c.via,
+            ok: c.ok,
+            error_kind: c.error_kind.as_deref(),
+            ms: c.ms,
+            client: c.client.as_deref(),
+            client_call_id: c.client_call_id.as_deref(),
+            source_key: &c.source_key,
+        }
+    }
+}
+
+/// Inserts one `calls` row; a source key already there is left alone (a call is recorded once).
+pub(super) fn insert_call_row(
+    conn: &rusqlite::Connection,
+    c: &NewCall<'_>,
+) -> rusqlite::Result<()> {
     conn.prepare_cached(
         "INSERT OR IGNORE INTO calls
            (ts, session_id, tool, via, ok, error_kind, ms, client, client_call_id, source_key)

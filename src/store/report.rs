@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, params};
 
+use super::log::{self, SessionSeen};
 use super::{CallRecord, SearchRecord, Store, StoreError};
 
 /// A row of `working_set`, in listing order.
@@ -323,16 +324,6 @@ impl Store {
     ) -> Result<(), StoreError> {
         let tx = self.conn.transaction()?;
         {
-            let mut session = tx.prepare_cached(
-                "INSERT INTO sessions (id, source, client, first_seen, last_seen)
-                 VALUES (?1, ?2, ?3, ?4, ?4)
-                 ON CONFLICT (id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)",
-            )?;
-            let mut call = tx.prepare_cached(
-                "INSERT INTO calls (ts, session_id, tool, via, ok, error_kind, ms, client,
-                                    client_call_id, source_key)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            )?;
             let mut last_session = String::new();
             for c in calls {
                 if c.session_id != last_session {
@@ -341,24 +332,20 @@ impl Store {
                     } else {
                         "proxy"
                     };
-                    session.execute(params![c.session_id, source, c.client, c.ts])?;
+                    let seen = SessionSeen {
+                        id: &c.session_id,
+                        source,
+                        client: c.client.as_deref(),
+                        first: &c.ts,
+                        last: &c.ts,
+                    };
+                    log::upsert_session(&tx, &seen)?;
                     last_session.clone_from(&c.session_id);
                 }
-                call.execute(params![
-                    c.ts,
-                    c.session_id,
-                    c.tool,
-                    c.via,
-                    c.ok,
-                    c.error_kind,
-                    c.ms,
-                    c.client,
-                    c.client_call_id,
-                    c.source_key
-                ])?;
+                log::insert_call_row(&tx, &c.into())?;
             }
             for s in searches {
-                super::log::insert_search(&tx, s)?;
+                log::insert_search(&tx, s)?;
             }
             let mut run = tx.prepare_cached(
                 "INSERT INTO promotion_runs (ts, catalog_source, listed, promoted, demoted, dropped)
