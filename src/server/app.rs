@@ -19,14 +19,26 @@ use serde_json::{Map, Value};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::mcp::{self, Era, LEGACY_VERSIONS, code};
+use crate::mcp::{self, Era, code};
 use crate::server::guards::{self, MAX_BODY_BYTES};
-use crate::server::handler::{Caller, Proxy, negotiate_legacy};
+use crate::server::handler::{Caller, Proxy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
 use crate::server::{input, logs, progress, sse, streams, subscriptions};
 
+mod legacy_post;
+
 pub const SESSION_HEADER: &str = "mcp-session-id";
+
+/// What `post_mcp` read from a POST before it knew the era.
+struct Request<'a> {
+    headers: &'a HeaderMap,
+    id: Value,
+    accept: Option<&'a str>,
+    sse_reply: bool,
+    user_agent: Option<String>,
+    version_header: Option<&'a str>,
+}
 
 #[derive(Clone)]
 struct AppState {
@@ -246,121 +258,15 @@ async fn post_mcp(
         };
     }
 
-    // Legacy (2025) revisions.
-    if let Some(v) = version_header {
-        let v = modern::decode_header(v).unwrap_or_default();
-        if !LEGACY_VERSIONS.contains(&v.as_str()) && v != "2024-11-05" {
-            let m = format!(
-                "Bad Request: Unsupported protocol version: {v} (supported versions: {})",
-                mcp::SUPPORTED_VERSIONS.join(", ")
-            );
-            return error_reply(
-                StatusCode::BAD_REQUEST,
-                &id,
-                code::INVALID_REQUEST,
-                &m,
-                None,
-            );
-        }
-    }
-    let now = Instant::now();
-    let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-    let mut log_level = None;
-    let (caller, new_session) = if method == "initialize" {
-        let params = msg.get("params");
-        let client = params
-            .and_then(|p| p.pointer("/clientInfo/name"))
-            .and_then(Value::as_str)
-            .map(String::from)
-            .or(user_agent);
-        let requested = params
-            .and_then(|p| p.get("protocolVersion"))
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let sid = st
-            .sessions
-            .create(client.clone(), negotiate_legacy(requested), now);
-        st.sessions.set_input(&sid, input::capabilities(params));
-        subscriptions::release(st.proxy.upstream(), st.sessions.take_orphaned());
-        let caller = Caller {
-            era: Era::Legacy,
-            client,
-            session: Some(sid.clone()),
-            input: None,
-        };
-        (caller, Some(sid))
-    } else if let Some(sid) = header_str(&headers, SESSION_HEADER) {
-        let Some(session) = st.sessions.get(sid, now) else {
-            let m = "Session not found: it ended or expired; send initialize again without Mcp-Session-Id";
-            return error_reply(StatusCode::NOT_FOUND, &id, -32001, m, None);
-        };
-        log_level = session.log_level;
-        let caller = Caller {
-            era: Era::Legacy,
-            client: session.client.or(user_agent),
-            session: Some(sid.to_string()),
-            input: session.input,
-        };
-        (caller, None)
-    } else {
-        let caller = Caller {
-            era: Era::Legacy,
-            client: user_agent,
-            session: None,
-            input: None,
-        };
-        (caller, None)
+    let req = Request {
+        headers: &headers,
+        id,
+        accept,
+        sse_reply,
+        user_agent,
+        version_header,
     };
-    if input::is_response(&msg) {
-        st.inputs.deliver(caller.session.as_deref(), &msg);
-        return StatusCode::ACCEPTED.into_response();
-    }
-    if subscriptions::is_request(&msg) {
-        let sid = caller.session.as_deref();
-        let resp = subscriptions::answer(&st.proxy, &st.sessions, sid, &id, &msg).await;
-        return json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref());
-    }
-    if method == "logging/setLevel" {
-        match logs::set_level_params(msg.get("params")) {
-            Ok(level) => {
-                if let Some(sid) = &caller.session {
-                    st.sessions.set_log_level(sid, level);
-                }
-            }
-            Err(e) => return error_reply(StatusCode::OK, &id, e.code, &e.message, e.data),
-        }
-    }
-    let mut caller = caller;
-    input::limit(&mut caller, &msg, accept);
-    let log_level = log_level.filter(|_| {
-        method == "tools/call" && progress::accepts_sse(accept) && logs::relays(&st.proxy)
-    });
-    // A call that may be asked for input streams through the input relay, with its logs.
-    if caller.input.is_some() && (progress::token(&msg).is_some() || log_level.is_some()) {
-        let (p, i) = (st.proxy.clone(), st.inputs.clone());
-        return input::relay(p, i, msg, caller, None, log_level);
-    }
-    if let Some(level) = log_level {
-        let t = progress::token(&msg);
-        return logs::stream(st.proxy.clone(), msg, caller, level, t);
-    }
-    if new_session.is_none()
-        && let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept))
-    {
-        return progress::stream(st.proxy.clone(), msg, caller, t);
-    }
-    match st.proxy.handle(&msg, &caller).await {
-        None => StatusCode::ACCEPTED.into_response(),
-        Some(resp) if caller.input.is_some() && input::asks_input(&resp) => input::relay(
-            st.proxy.clone(),
-            st.inputs.clone(),
-            msg,
-            caller,
-            Some(resp),
-            None,
-        ),
-        Some(resp) => json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref()),
-    }
+    legacy_post::post(&st, msg, req).await
 }
 
 fn method_not_allowed() -> Response {
