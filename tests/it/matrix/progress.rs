@@ -6,16 +6,7 @@ use serde_json::{Value, json};
 
 use crate::support::rmcp_upstream;
 use crate::support::serve::{self, names, post_modern};
-
-/// The JSON-RPC messages of an SSE reply body, in order.
-fn events(body: &str) -> Vec<Value> {
-    body.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(str::trim)
-        .filter(|d| !d.is_empty())
-        .map(|d| serde_json::from_str(d).unwrap())
-        .collect()
-}
+use crate::support::wire::sse_messages as events;
 
 async fn call_with_progress(url: &str, client: &str, token: &str) -> Vec<Value> {
     let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {

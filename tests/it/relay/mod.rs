@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::faults::{Serve, error_message, ok_text};
+use crate::support::wire::{LegacyClient, messages};
 
 fn config(dir: &Path, url: &str) -> Value {
     json!({
@@ -18,19 +19,6 @@ fn config(dir: &Path, url: &str) -> Value {
         "stateDir": dir.join("state"),
         "timeouts": {"listMs": 5000, "callMs": 10000, "catalogTtlMs": 60000},
     })
-}
-
-/// Every JSON-RPC message in a reply body, JSON or SSE.
-fn messages(content_type: &str, body: &str) -> Vec<Value> {
-    if content_type.starts_with("text/event-stream") {
-        body.lines()
-            .filter_map(|l| l.strip_prefix("data:"))
-            .filter(|d| !d.trim().is_empty())
-            .map(|d| serde_json::from_str(d.trim()).unwrap())
-            .collect()
-    } else {
-        vec![serde_json::from_str(body).unwrap()]
-    }
 }
 
 /// The `data` of each `notifications/message`, in order.
@@ -41,76 +29,15 @@ fn logs(msgs: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// A 2025-11-25 client session on mws, as a plain HTTP client.
-struct Legacy {
-    url: String,
-    http: reqwest::Client,
-    session: String,
-    capabilities: Value,
+/// A 2025-11-25 session of a client declaring `capabilities`.
+async fn legacy(url: &str, capabilities: Value) -> LegacyClient {
+    LegacyClient::open(url, "relay-test", capabilities).await
 }
 
-impl Legacy {
-    async fn open(url: &str) -> Legacy {
-        Legacy::open_with(url, json!({})).await
-    }
-
-    /// A session whose client declared `capabilities` in `initialize`.
-    async fn open_with(url: &str, capabilities: Value) -> Legacy {
-        let http = reqwest::Client::new();
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": capabilities,
-            "clientInfo": {"name": "relay-test", "version": "1"}}});
-        let r = http
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(init.to_string())
-            .send()
-            .await
-            .unwrap();
-        let session = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
-        let ct = r.headers()["content-type"].to_str().unwrap().to_string();
-        let reply = messages(&ct, &r.text().await.unwrap()).remove(0);
-        let c = Legacy {
-            url: url.into(),
-            http,
-            session,
-            capabilities: reply["result"]["capabilities"].clone(),
-        };
-        c.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        c
-    }
-
-    async fn send(&self, msg: Value) -> Vec<Value> {
-        let r = self
-            .http
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .header("mcp-session-id", &self.session)
-            .body(msg.to_string())
-            .send()
-            .await
-            .unwrap();
-        if r.status() == 202 {
-            return vec![];
-        }
-        let ct = r.headers()["content-type"].to_str().unwrap().to_string();
-        messages(&ct, &r.text().await.unwrap())
-    }
-
-    async fn request(&self, method: &str, params: Value) -> Vec<Value> {
-        self.send(json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}))
-            .await
-    }
-
-    /// `call_tool` for `name`: every message of the reply, the answer last.
-    async fn call(&self, name: &str) -> Vec<Value> {
-        let args = json!({"name": "call_tool", "arguments": {"name": name, "arguments": {}}});
-        self.request("tools/call", args).await
-    }
+/// `call_tool` for `name` in `session`: every message of the reply, the answer last.
+async fn call(session: &LegacyClient, name: &str) -> Vec<Value> {
+    let args = json!({"name": "call_tool", "arguments": {"name": name, "arguments": {}}});
+    session.request("tools/call", args).await
 }
 
 /// A 2026-07-28 `tools/call` of `name` (through `call_tool`) with `extra` request `_meta`.
@@ -155,37 +82,37 @@ async fn legacy_logs_follow_the_sessions_level_and_stay_with_their_call() {
     let mws = Serve::start(dir.path(), &config(dir.path(), &up.url));
     // The first list waits for the upstream, whose capabilities decide `logging`.
     mws.rpc("tools/list", json!({})).await;
-    let asks = Legacy::open(&mws.url).await;
+    let asks = legacy(&mws.url, json!({})).await;
     assert_eq!(
-        asks.capabilities["logging"],
+        asks.init["result"]["capabilities"]["logging"],
         json!({}),
         "{}",
-        asks.capabilities
+        asks.init["result"]["capabilities"]
     );
     let set = asks
         .request("logging/setLevel", json!({"level": "info"}))
         .await;
     assert_eq!(set[0]["result"], json!({}), "{set:?}");
 
-    let first = asks.call("chatty").await;
+    let first = call(&asks, "chatty").await;
     assert_eq!(logs(&first), ["info line", "error line"]);
     assert_eq!(answer_text(&first), "chatty done");
-    let again = asks.call("chatty").await;
+    let again = call(&asks, "chatty").await;
     assert_eq!(logs(&again), ["info line", "error line"]);
     assert_eq!(up.seen.lock().unwrap().set_levels, ["info"], "told once");
 
-    let quiet = Legacy::open(&mws.url).await;
-    let r = quiet.call("chatty").await;
+    let quiet = legacy(&mws.url, json!({})).await;
+    let r = call(&quiet, "chatty").await;
     assert_eq!(logs(&r), Vec::<String>::new());
     assert_eq!(answer_text(&r), "chatty done");
 
     // A client that can be asked for input (its calls stream through the input relay) gets its
     // logs on that stream too.
-    let asked = Legacy::open_with(&mws.url, json!({"elicitation": {}, "sampling": {}})).await;
+    let asked = legacy(&mws.url, json!({"elicitation": {}, "sampling": {}})).await;
     asked
         .request("logging/setLevel", json!({"level": "error"}))
         .await;
-    let r = asked.call("chatty").await;
+    let r = call(&asked, "chatty").await;
     assert_eq!(logs(&r), ["error line"]);
     assert_eq!(answer_text(&r), "chatty done");
 

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use super::http::client;
 use super::{Harness, V, modern, tools};
+use crate::support::wire::sse_messages;
 
 /// POSTs `body` with the given MCP-Protocol-Version header (and Mcp-Method / Mcp-Name from the
 /// body); returns (status, body).
@@ -133,14 +134,6 @@ async fn legacy_clients_declare_no_capabilities_upstream() {
     assert_eq!(got["error"]["code"], -32021, "{got}");
     let seen = h.fake.seen();
     assert_eq!(seen.last().unwrap().client_capabilities, None);
-}
-
-/// The JSON-RPC messages of an SSE body, in order.
-fn sse_messages(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(|d| serde_json::from_str(d.trim()).unwrap())
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use crate::support::Child;
 use crate::support::serve::{self, post_modern};
+use crate::support::wire::LegacyClient;
 
 const WATCHED: &str = "test://watched-resource";
 const OTHER: &str = "test://other-resource";
@@ -118,76 +119,11 @@ impl Events {
     }
 }
 
-/// A legacy (2025-11-25) session over plain HTTP.
-struct Legacy {
-    url: String,
-    sid: String,
-    next_id: i64,
-}
-
-impl Legacy {
-    async fn open(url: &str) -> (Legacy, Value) {
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "subs-test", "version": "1"}}});
-        let resp = reqwest::Client::new()
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(init.to_string())
-            .send()
-            .await
-            .unwrap();
-        let sid = resp.headers()["mcp-session-id"]
-            .to_str()
-            .unwrap()
-            .to_string();
-        let result: Value = resp.json().await.unwrap();
-        let mut s = Legacy {
-            url: url.to_string(),
-            sid,
-            next_id: 1,
-        };
-        s.post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        (s, result)
-    }
-
-    async fn post(&mut self, body: Value) -> Option<Value> {
-        let resp = reqwest::Client::new()
-            .post(&self.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .header("mcp-session-id", &self.sid)
-            .body(body.to_string())
-            .send()
-            .await
-            .unwrap();
-        if resp.status() == 202 {
-            return None;
-        }
-        Some(resp.json().await.unwrap())
-    }
-
-    async fn rpc(&mut self, method: &str, params: Value) -> Value {
-        self.next_id += 1;
-        let body =
-            json!({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params});
-        self.post(body).await.unwrap()
-    }
-
-    async fn stream(&self) -> Events {
-        let resp = reqwest::Client::new()
-            .get(&self.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-protocol-version", "2025-11-25")
-            .header("mcp-session-id", &self.sid)
-            .send()
-            .await
-            .unwrap();
-        Events::new(resp)
-    }
+/// A legacy (2025-11-25) session over plain HTTP, and its `initialize` response.
+async fn legacy(url: &str) -> (LegacyClient, Value) {
+    let s = LegacyClient::open(url, "subs-test", json!({})).await;
+    let init = s.init.clone();
+    (s, init)
 }
 
 /// Changes `uri` at the fixture (through mws, as a 2026 client calling the pinned tool).
@@ -221,13 +157,14 @@ async fn first_update(url: &str, events: &mut Events, uris: &[&str]) -> (String,
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_session_gets_the_updates_it_subscribed_to_until_it_unsubscribes() {
     let (_fixture, mws) = start();
-    let (mut a, init) = Legacy::open(&mws.url).await;
+    let (mut a, init) = legacy(&mws.url).await;
     assert_eq!(
         init["result"]["capabilities"]["resources"]["subscribe"], true,
         "mws offers subscriptions when its upstream reports updates: {init}"
     );
-    let (mut b, _) = Legacy::open(&mws.url).await;
-    let (mut a_events, mut b_events) = (a.stream().await, b.stream().await);
+    let (mut b, _) = legacy(&mws.url).await;
+    let (mut a_events, mut b_events) =
+        (Events::new(a.stream().await), Events::new(b.stream().await));
 
     // A watches WATCHED, B watches OTHER: the upstream reports both, each session hears its own.
     for (s, uri) in [(&mut a, WATCHED), (&mut b, OTHER)] {
@@ -321,12 +258,12 @@ async fn a_legacy_upstream_is_subscribed_on_mws_session_and_its_updates_relayed(
         "timeouts": {"listMs": 20000, "callMs": 20000, "catalogTtlMs": 60000},
     });
     let mws = serve::start(&config, &[TOGGLE]);
-    let (mut s, init) = Legacy::open(&mws.url).await;
+    let (s, init) = legacy(&mws.url).await;
     assert_eq!(
         init["result"]["capabilities"]["resources"]["subscribe"], true,
         "{init}"
     );
-    let mut events = s.stream().await;
+    let mut events = Events::new(s.stream().await);
     let sub = s.rpc("resources/subscribe", json!({"uri": URI})).await;
     assert_eq!(sub["result"], json!({}), "{sub}");
     // The toggle makes server-everything report every URI mws's session subscribed to, at once and

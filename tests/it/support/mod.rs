@@ -7,6 +7,7 @@ pub mod clients;
 pub mod fake_http;
 pub mod rmcp_upstream;
 pub mod serve;
+pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
