@@ -11,7 +11,9 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     tools: Vec<Value>,
-    by_name: HashMap<String, usize>,
+    /// Index into `tools`, and whether that tool's `inputSchema` names an `x-mcp-header`
+    /// anywhere (most tools do not, and their calls then skip the `Mcp-Param-*` work).
+    by_name: HashMap<String, (usize, bool)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -35,7 +37,8 @@ impl Catalog {
             if by_name.contains_key(name) {
                 continue;
             }
-            by_name.insert(name.to_string(), kept.len());
+            let headers = t.get("inputSchema").is_some_and(names_a_param_header);
+            by_name.insert(name.to_string(), (kept.len(), headers));
             kept.push(t);
         }
         Catalog {
@@ -86,7 +89,16 @@ impl Catalog {
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.by_name.get(name).map(|&i| &self.tools[i])
+        self.by_name.get(name).map(|&(i, _)| &self.tools[i])
+    }
+
+    /// The tool's schema, if it is in the catalog and names an `x-mcp-header` (SEP-2243): the
+    /// only tools whose calls carry or check `Mcp-Param-*` headers.
+    pub fn with_param_headers(&self, name: &str) -> Option<&Value> {
+        match self.by_name.get(name) {
+            Some(&(i, true)) => Some(&self.tools[i]),
+            _ => None,
+        }
     }
 
     pub fn contains(&self, name: &str) -> bool {
@@ -106,6 +118,15 @@ impl Catalog {
     }
 }
 
+/// True when a schema has an `x-mcp-header` key at any depth.
+fn names_a_param_header(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.contains_key("x-mcp-header") || m.values().any(names_a_param_header),
+        Value::Array(a) => a.iter().any(names_a_param_header),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,11 +137,27 @@ mod tests {
         let c = Catalog::from_value(json!({"tools": [{"name": "a", "x-vendor": 1}, {"name": "a"}, {"nope": 1}, {"name": "b"}]})).unwrap();
         assert_eq!(c.names().collect::<Vec<_>>(), ["a", "b"]);
         assert_eq!(c.get("a").unwrap()["x-vendor"], 1);
+        assert!(c.with_param_headers("a").is_none());
         let c = Catalog::from_value(
             json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "z"}]}}),
         )
         .unwrap();
         assert!(c.contains("z"));
         assert!(Catalog::from_value(json!("no")).is_err());
+    }
+
+    #[test]
+    fn tools_naming_a_param_header_at_any_depth() {
+        let c = Catalog::new(vec![
+            json!({"name": "flat", "inputSchema": {"properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}}),
+            json!({"name": "nested", "inputSchema": {"properties": {"where": {"properties": {"r": {"x-mcp-header": "R"}}}}}}),
+            json!({"name": "plain", "inputSchema": {"properties": {"q": {"type": "string"}}}}),
+            json!({"name": "bare"}),
+        ]);
+        assert!(c.with_param_headers("flat").is_some());
+        assert!(c.with_param_headers("nested").is_some());
+        assert!(c.with_param_headers("plain").is_none());
+        assert!(c.with_param_headers("bare").is_none());
+        assert!(c.with_param_headers("absent").is_none());
     }
 }

@@ -214,7 +214,7 @@ async fn post_mcp(
             && let Some(name) = params.get("name").and_then(Value::as_str)
         {
             let snap = st.proxy.upstream().catalog().await;
-            if let Some(tool) = snap.catalog.get(name) {
+            if let Some(tool) = snap.catalog.with_param_headers(name) {
                 let look = |n: &str| header_str(&headers, n).map(String::from);
                 if let Err(e) = modern::validate_param_headers(tool, params.get("arguments"), &look)
                 {

@@ -321,7 +321,11 @@ impl Remote {
         let Some(snap) = self.inner.cache.snapshot(Instant::now()) else {
             return Vec::new();
         };
-        match snap.catalog.get(name).and_then(|t| t.get("inputSchema")) {
+        match snap
+            .catalog
+            .with_param_headers(name)
+            .and_then(|t| t.get("inputSchema"))
+        {
             Some(schema) => crate::mcp::envelope::param_headers(schema, args),
             None => Vec::new(),
         }
