@@ -244,7 +244,7 @@ async fn post_mcp(
         if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
             return progress::stream(st.proxy.clone(), msg, caller, t);
         }
-        return match st.proxy.handle(&msg, &caller).await {
+        return match st.proxy.handle(msg, &caller).await {
             None => StatusCode::ACCEPTED.into_response(),
             Some(resp) => {
                 let status = match resp.pointer("/error/code").and_then(Value::as_i64) {

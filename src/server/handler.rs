@@ -124,9 +124,11 @@ impl Proxy {
     }
 
     /// Handles one JSON-RPC message (an object). Returns the response for a request, `None` for a
-    /// notification or a response the client posted.
-    pub async fn handle(&self, msg: &Map<String, Value>, caller: &Caller) -> Option<Value> {
-        let id = msg.get("id").cloned();
+    /// notification or a response the client posted. Takes the message, so a call's arguments
+    /// move on upstream instead of being copied.
+    pub async fn handle(&self, mut msg: Map<String, Value>, caller: &Caller) -> Option<Value> {
+        let params = msg.remove("params").unwrap_or_else(|| json!({}));
+        let id = msg.remove("id");
         let Some(method) = msg.get("method").and_then(Value::as_str) else {
             if msg.contains_key("result") || msg.contains_key("error") {
                 return None;
@@ -139,7 +141,6 @@ impl Proxy {
                 None,
             ));
         };
-        let params = msg.get("params").cloned().unwrap_or_else(|| json!({}));
         let Some(id) = id else {
             // Notifications: nothing to answer. Cancellation cannot be mapped to the upstream's
             // request ids, and the call it names simply runs to its end.

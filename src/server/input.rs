@@ -240,7 +240,10 @@ async fn with_progress(
     out: &mpsc::UnboundedSender<String>,
 ) -> Value {
     let Some(client_token) = progress::token(msg) else {
-        return proxy.handle(msg, caller).await.unwrap_or(Value::Null);
+        return proxy
+            .handle(msg.clone(), caller)
+            .await
+            .unwrap_or(Value::Null);
     };
     let ours = Value::String(format!(
         "mws-input-progress-{}",

@@ -132,7 +132,7 @@ pub fn stream(
     };
     let (tx, done) = tokio::sync::oneshot::channel::<Option<Value>>();
     tokio::spawn(async move {
-        let answer = related::scope(sink, proxy.handle(&msg, &caller)).await;
+        let answer = related::scope(sink, proxy.handle(msg, &caller)).await;
         let _ = tx.send(answer);
     });
     let sources = Sources { logs, progress };

@@ -57,7 +57,7 @@ pub fn stream(
     let notes = proxy.upstream().notifications();
     let (tx, done) = tokio::sync::oneshot::channel::<Option<Value>>();
     tokio::spawn(async move {
-        let _ = tx.send(proxy.handle(&msg, &caller).await);
+        let _ = tx.send(proxy.handle(msg, &caller).await);
     });
     let body = futures_util::stream::unfold((notes, Some(done)), move |(mut notes, done)| {
         let (ours, client_token) = (ours.clone(), client_token.clone());
@@ -114,7 +114,7 @@ pub async fn handle_relaying(
 ) -> Option<Value> {
     use tokio::sync::broadcast::error::RecvError;
     let mut notes = proxy.upstream().notifications();
-    let call = proxy.handle(msg, caller);
+    let call = proxy.handle(msg.clone(), caller);
     tokio::pin!(call);
     loop {
         tokio::select! {

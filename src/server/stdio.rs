@@ -193,7 +193,7 @@ where
                         crate::server::progress::handle_relaying(&proxy, &msg, &caller, &t, out)
                             .await
                     }
-                    None => proxy.handle(&msg, &caller).await,
+                    None => proxy.handle(msg.clone(), &caller).await,
                 }
             };
             // So do its log messages, when the client asked for them.

@@ -125,16 +125,16 @@ pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_
     {
         return progress::stream(st.proxy.clone(), msg, caller, t);
     }
-    match st.proxy.handle(&msg, &caller).await {
-        None => StatusCode::ACCEPTED.into_response(),
-        Some(resp) if caller.input.is_some() && input::asks_input(&resp) => input::relay(
-            st.proxy.clone(),
-            st.inputs.clone(),
-            msg,
-            caller,
-            Some(resp),
-            None,
-        ),
-        Some(resp) => json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref()),
+    // Kept only for a client that can be asked for input: the call may go on in the input relay.
+    let kept = caller.input.is_some().then(|| msg.clone());
+    let Some(resp) = st.proxy.handle(msg, &caller).await else {
+        return StatusCode::ACCEPTED.into_response();
+    };
+    if let Some(msg) = kept
+        && input::asks_input(&resp)
+    {
+        let (p, i) = (st.proxy.clone(), st.inputs.clone());
+        return input::relay(p, i, msg, caller, Some(resp), None);
     }
+    json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref())
 }
