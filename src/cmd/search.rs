@@ -188,9 +188,14 @@ fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::i
         } else {
             String::new()
         };
+        let others = if w.other_terms > 0.0 {
+            format!(" (other terms +{:.3})", w.other_terms)
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "      {}{via}: {} → tf~ {:.2}, idf {:.2}, score {:.3}",
+            "      {}{via}: {} → tf~ {:.2}, idf {:.2}, score {:.3}{others}",
             w.word,
             tf.join(", "),
             w.tf_combined,
