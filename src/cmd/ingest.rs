@@ -36,6 +36,13 @@ pub fn render(s: &IngestSummary) -> String {
         s.pending,
         s.skipped_lines
     );
+    if s.expired > 0 {
+        text += &format!(
+            "  {} call(s) still without a result after {} h recorded as aborted\n",
+            s.expired,
+            crate::ingest::PENDING_EXPIRY.whole_hours()
+        );
+    }
     for root in &s.missing_roots {
         text += &format!("  no such root: {root}\n");
     }
@@ -84,6 +91,7 @@ mod tests {
             duplicates: 1,
             merged: 1,
             pending: 1,
+            expired: 2,
             skipped_lines: 1,
             missing_roots: vec!["/r".into()],
             errors: vec![("/x".into(), "permission denied".into())],
@@ -96,6 +104,7 @@ mod tests {
         assert_eq!(
             render(&s),
             "ingested 2 file(s) of 3 (1.5 KiB): 4 new call(s), 1 duplicate(s), 1 merged with proxy rows, 1 pending, 1 skipped line(s)\n  \
+             2 call(s) still without a result after 24 h recorded as aborted\n  \
              no such root: /r\n  \
              malformed: 1 line(s) in /a.jsonl, first /a.jsonl:3: expected value at line 1 column 1\n  \
              (MWS_LOG=debug lists every malformed line)\n  \

@@ -23,6 +23,11 @@ use crate::config::{Config, TranscriptKind, TranscriptRoot};
 use crate::store::ingest::{CallRow, FileBatch, FileRow, Resolution};
 use crate::store::{Store, StoreError};
 
+/// How long a call may wait for its result line before it is recorded as `aborted`. A tool call
+/// does not run for a day; its transcript was cut off (a killed client, a crash). Lowering it
+/// risks recording a long call as aborted whose result then comes too late to count.
+pub const PENDING_EXPIRY: time::Duration = time::Duration::hours(24);
+
 /// The suffix of a zstd-compressed Codex rollout (`rollout-….jsonl.zst`).
 const COMPRESSED: &str = ".zst";
 
@@ -102,6 +107,8 @@ pub fn ingest_with(
         }
     }
     bar.finish();
+    let cutoff = clock::fmt(options.now - PENDING_EXPIRY);
+    summary.expired = store.expire_pending(&cutoff, Status::Aborted.as_str())?;
     Ok(summary)
 }
 

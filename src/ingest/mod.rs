@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::store::Store;
 
-pub use driver::{Options, ingest_with};
+pub use driver::{Options, PENDING_EXPIRY, ingest_with};
 pub use names::{Client, Names};
 pub use status::Status;
 
@@ -39,6 +39,9 @@ pub struct IngestSummary {
     pub merged: u64,
     /// Calls whose result is not in the transcript yet; a later run completes them.
     pub pending: u64,
+    /// Calls that waited for their result longer than `PENDING_EXPIRY` (the session was killed,
+    /// the result line never written): recorded now as `aborted`, so they are not lost.
+    pub expired: u64,
     /// Complete lines that could not be parsed (counted and skipped).
     pub skipped_lines: u64,
     /// Configured roots that do not exist.

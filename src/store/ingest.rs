@@ -80,6 +80,7 @@ pub struct BatchCounts {
     pub pending: u64,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
     New,
     Duplicate,
@@ -238,6 +239,31 @@ impl Store {
         }
         tx.commit()?;
         Ok(counts)
+    }
+}
+
+impl Store {
+    /// Records every call still waiting for its result that was made before `before` (a stored
+    /// timestamp) as failed with `error_kind`; returns how many rows that added or merged.
+    pub fn expire_pending(&mut self, before: &str, error_kind: &str) -> Result<u64, StoreError> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let keys: Vec<String> = tx
+            .prepare("SELECT source_key FROM ingest_pending WHERE ts < ?1 ORDER BY ts")?
+            .query_map([before], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let mut recorded = 0;
+        for key in keys {
+            if let Some(mut row) = take_pending(&tx, &key)? {
+                row.error_kind = Some(error_kind.to_string());
+                if record_call(&tx, &row)? != Outcome::Duplicate {
+                    recorded += 1;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(recorded)
     }
 }
 

@@ -169,7 +169,8 @@ fn a_partial_last_line_and_a_missing_result_are_picked_up_next_run() {
     let dir = env.path("claude/projects/p");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("s1.jsonl");
-    let call = r#"{"type":"assistant","sessionId":"s1","timestamp":"2026-11-28T09:00:00.000Z","message":{"content":[{"type":"tool_use","id":"toolu_p","name":"mcp__toolbox__echo","input":{}}]}}"#;
+    // Three hours before the run's clock: waiting, not yet expired.
+    let call = r#"{"type":"assistant","sessionId":"s1","timestamp":"2026-11-29T09:00:00.000Z","message":{"content":[{"type":"tool_use","id":"toolu_p","name":"mcp__toolbox__echo","input":{}}]}}"#;
     let (head, tail) = call.split_at(60);
     std::fs::write(&file, head).unwrap();
     let s = env.ingest();
@@ -191,6 +192,38 @@ fn a_partial_last_line_and_a_missing_result_are_picked_up_next_run() {
     let calls = env.calls();
     assert_eq!(calls.len(), 1);
     assert_eq!((calls[0].3, calls[0].4.as_deref()), (false, Some("error")));
+}
+
+/// A call whose result never comes (the client was killed) is recorded as aborted once it has
+/// waited `PENDING_EXPIRY`, instead of waiting for ever; a younger one keeps waiting.
+#[test]
+fn a_call_without_a_result_for_a_day_is_recorded_as_aborted() {
+    let env = Env::new(&["toolbox"]);
+    let dir = env.path("claude/projects/p");
+    std::fs::create_dir_all(&dir).unwrap();
+    // The run's clock is 2026-11-29T12:00Z: one call 27 hours before it, one 3 hours before.
+    let old = r#"{"type":"assistant","sessionId":"s1","timestamp":"2026-11-28T09:00:00.000Z","message":{"content":[{"type":"tool_use","id":"toolu_old","name":"mcp__toolbox__echo","input":{}}]}}"#;
+    let young = r#"{"type":"assistant","sessionId":"s2","timestamp":"2026-11-29T09:00:00.000Z","message":{"content":[{"type":"tool_use","id":"toolu_young","name":"mcp__toolbox__echo","input":{}}]}}"#;
+    std::fs::write(dir.join("s1.jsonl"), format!("{old}\n")).unwrap();
+    std::fs::write(dir.join("s2.jsonl"), format!("{young}\n")).unwrap();
+    let s = env.ingest();
+    assert_eq!((s.new_calls, s.pending, s.expired), (0, 2, 1), "{s:?}");
+    let calls = env.calls();
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].0, "claude-code:toolu_old");
+    assert_eq!(
+        (calls[0].3, calls[0].4.as_deref()),
+        (false, Some("aborted"))
+    );
+    assert_eq!(calls[0].5, "2026-11-28T09:00:00.000Z");
+    assert!(
+        mws::cmd::ingest::render(&s)
+            .contains("1 call(s) still without a result after 24 h recorded as aborted")
+    );
+    // A second run changes nothing: the young call still waits.
+    let s = env.ingest();
+    assert_eq!((s.new_calls, s.expired), (0, 0), "{s:?}");
+    assert_eq!(env.calls().len(), 1);
 }
 
 #[test]
