@@ -23,6 +23,7 @@ const BACKOFF_START: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
+type Stdin = Arc<tokio::sync::Mutex<ChildStdin>>;
 
 struct Live {
     child: Child,
@@ -44,6 +45,9 @@ struct Restarts {
 pub struct StdioWire {
     cfg: StdioUpstream,
     live: tokio::sync::Mutex<Option<Live>>,
+    /// The running child's stdin and the id of the `subscriptions/listen` open on it, for
+    /// `listen` (which cannot wait for `live`).
+    listener: Mutex<(Option<Stdin>, Option<Value>)>,
     generation: AtomicU64,
     restarts: Mutex<Restarts>,
     on_note: OnNotification,
@@ -54,6 +58,7 @@ impl StdioWire {
         StdioWire {
             cfg,
             live: tokio::sync::Mutex::new(None),
+            listener: Mutex::default(),
             generation: AtomicU64::new(0),
             restarts: Mutex::new(Restarts::default()),
             on_note,
@@ -118,6 +123,8 @@ impl StdioWire {
             // Dropping the senders fails every waiting request at once.
             p.lock().unwrap().clear();
         });
+        // A new child has no listen open yet.
+        *self.listener.lock().unwrap() = (Some(stdin.clone()), None);
         self.generation.fetch_add(1, Ordering::SeqCst);
         Ok(Live {
             child,
@@ -263,6 +270,36 @@ impl Wire for StdioWire {
             let _ = l.child.start_kill();
             let _ = l.child.wait().await;
         }
+    }
+
+    /// A 2026-07-28 child sends `list_changed` and resource updates only for an open
+    /// `subscriptions/listen`: on stdio that is a request whose notifications come on stdout with
+    /// all the others, and which is never answered while it lasts. The listen it replaces (another
+    /// filter) is cancelled after it, so nothing is missed in between. A 2025 child (`None`)
+    /// sends its notifications unasked.
+    fn listen(&self, listen: Option<Value>, _version: &str) {
+        let (Some(req), Ok(rt)) = (listen, tokio::runtime::Handle::try_current()) else {
+            return;
+        };
+        let (stdin, old) = {
+            let mut l = self.listener.lock().unwrap();
+            let Some(stdin) = l.0.clone() else { return };
+            (
+                stdin,
+                l.1.replace(req.get("id").cloned().unwrap_or(Value::Null)),
+            )
+        };
+        rt.spawn(async move {
+            if write_line(&stdin, &req).await.is_err() {
+                return;
+            }
+            if let Some(old) = old {
+                let params =
+                    serde_json::json!({"requestId": old, "reason": "replaced by a new listen"});
+                let cancel = crate::mcp::notification("notifications/cancelled", Some(params));
+                let _ = write_line(&stdin, &cancel).await;
+            }
+        });
     }
 
     fn probe_failure_means_legacy(&self) -> bool {

@@ -60,8 +60,8 @@ pub trait Wire: Send + Sync {
     async fn reset(&self, restart: bool);
 
     /// Opens the stream `list_changed` arrives on: an HTTP GET (legacy, `listen` is `None`) or a
-    /// `subscriptions/listen` POST (modern). Nothing to do on stdio, where every message arrives
-    /// on the one stdout.
+    /// `subscriptions/listen` POST (modern). On stdio every message arrives on the one stdout: a
+    /// legacy child needs nothing, a modern one the `subscriptions/listen` request.
     fn listen(&self, _listen: Option<Value>, _version: &str) {}
 
     /// A probe that kills the peer or is ignored means "legacy" (stdio), rather than "down" (HTTP).

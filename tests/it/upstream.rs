@@ -719,3 +719,32 @@ async fn a_crashing_stdio_child_is_restarted_and_the_next_call_works() {
         "restarted once, no new probe (the verdict is kept)"
     );
 }
+
+/// A 2026-07-28 stdio upstream tells of a changed tool list only on a `subscriptions/listen`, so
+/// mws opens one after negotiating (the catalog TTL here is ten minutes: only the notification
+/// can make the new tool appear within the test).
+#[tokio::test]
+async fn a_modern_stdio_upstreams_list_changed_arrives_on_its_listen() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = support::root().join("tests/it/support/listening_stdio.py");
+    let up = connect(&support::config(
+        support::stdio("python3", &[script.to_str().unwrap()]),
+        dir.path(),
+        support::timeouts(LIST_MS, 10_000, 600_000),
+    ));
+    let snap = live_catalog(&up).await;
+    assert_eq!(up.status().era, Some(Era::Modern));
+    assert!(!snap.catalog.contains("grown"));
+    assert_eq!(
+        text_of(&call(&up, "grow", json!({})).await.unwrap()),
+        "grew"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !up.catalog().await.catalog.contains("grown") {
+        assert!(
+            Instant::now() < deadline,
+            "list_changed never reached mws: the new tool is not in its catalog"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
