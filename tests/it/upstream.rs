@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use mws::config::{HttpUpstream, Upstream as UpstreamCfg};
+use mws::config::{HttpUpstream, Timeouts, Upstream as UpstreamCfg};
 use mws::mcp::Era;
 use mws::upstream::{CallContext, CatalogSource, Upstream, UpstreamError, connect};
 use serde_json::{Value, json};
@@ -15,6 +15,12 @@ use serde_json::{Value, json};
 use crate::support::{self, fake_http, rmcp_upstream};
 
 const LIST_MS: u64 = 5_000;
+
+/// A legacy fake that answers in JSON and says 404 to an unknown session.
+const LEGACY_JSON: fake_http::Mode = fake_http::Mode::Legacy {
+    sse: false,
+    expired_status: 404,
+};
 
 fn text_of(result: &Value) -> &str {
     result
@@ -30,6 +36,13 @@ async fn call(up: &Arc<dyn Upstream>, tool: &str, args: Value) -> Result<Value, 
         &CallContext::default(),
     )
     .await
+}
+
+/// `connect` to `upstream` with these timeouts; its state dir lives as long as the `TempDir`.
+fn connect_to(upstream: UpstreamCfg, timeouts: Timeouts) -> (Arc<dyn Upstream>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let up = connect(&support::config(upstream, dir.path(), timeouts));
+    (up, dir)
 }
 
 /// Waits (bounded) until the catalog is live from the upstream.
@@ -48,12 +61,10 @@ async fn live_catalog(up: &Arc<dyn Upstream>) -> mws::upstream::CatalogSnapshot 
 async fn rmcp_fixture_both_session_modes_negotiate_modern_and_page() {
     for legacy_session_mode in [true, false] {
         let fx = rmcp_upstream::start(legacy_session_mode).await;
-        let dir = tempfile::tempdir().unwrap();
-        let up = connect(&support::config(
+        let (up, dir) = connect_to(
             support::http(&fx.url),
-            dir.path(),
             support::timeouts(LIST_MS, 10_000, 60_000),
-        ));
+        );
         let snap = live_catalog(&up).await;
         assert_eq!(
             snap.catalog.len(),
@@ -112,12 +123,10 @@ async fn rmcp_fixture_both_session_modes_negotiate_modern_and_page() {
 #[tokio::test]
 async fn progress_for_a_forwarded_token_comes_back_as_notifications() {
     let fx = rmcp_upstream::start(true).await;
-    let dir = tempfile::tempdir().unwrap();
-    let up = connect(&support::config(
+    let (up, _dir) = connect_to(
         support::http(&fx.url),
-        dir.path(),
         support::timeouts(LIST_MS, 10_000, 60_000),
-    ));
+    );
     live_catalog(&up).await;
     let mut notes = up.notifications();
     let ctx = CallContext {
@@ -150,12 +159,10 @@ async fn progress_for_a_forwarded_token_comes_back_as_notifications() {
 #[tokio::test]
 async fn list_changed_over_subscriptions_listen_refreshes_and_announces() {
     let fx = rmcp_upstream::start(true).await;
-    let dir = tempfile::tempdir().unwrap();
-    let up = connect(&support::config(
+    let (up, _dir) = connect_to(
         support::http(&fx.url),
-        dir.path(),
         support::timeouts(LIST_MS, 10_000, 600_000),
-    ));
+    );
     let before = live_catalog(&up).await;
     fx.shared.extra.lock().unwrap().push("added_later".into());
     announce_until_heard(&up, || fx.shared.changed.notify_waiters()).await;
@@ -186,21 +193,11 @@ async fn announce_until_heard(up: &Arc<dyn Upstream>, announce: impl Fn()) {
 
 #[tokio::test]
 async fn list_changed_on_the_legacy_get_stream_refreshes() {
-    let fake = fake_http::start(
-        fake_http::Mode::Legacy {
-            sse: false,
-            expired_status: 404,
-        },
-        vec![json!({"name": "a"})],
-        10,
-    )
-    .await;
-    let dir = tempfile::tempdir().unwrap();
-    let up = connect(&support::config(
+    let fake = fake_http::start(LEGACY_JSON, vec![json!({"name": "a"})], 10).await;
+    let (up, _dir) = connect_to(
         support::http(&fake.url),
-        dir.path(),
         support::timeouts(LIST_MS, 10_000, 600_000),
-    ));
+    );
     live_catalog(&up).await;
     fake.state.tools.lock().unwrap().push(json!({"name": "b"}));
     announce_until_heard(&up, || fake.state.announce_list_changed()).await;
@@ -356,12 +353,10 @@ async fn vendor_fields_and_execution_arrive_unchanged_through_chunked_sse() {
 #[tokio::test]
 async fn modern_requests_carry_headers_envelope_and_client_name() {
     let fake = fake_http::start(fake_http::Mode::Modern, vec![json!({"name": "météo"})], 10).await;
-    let dir = tempfile::tempdir().unwrap();
-    let up = connect(&support::config(
+    let (up, _dir) = connect_to(
         support::http(&fake.url),
-        dir.path(),
         support::timeouts(LIST_MS, 10_000, 60_000),
-    ));
+    );
     live_catalog(&up).await;
     let ctx = CallContext {
         client: Some("codex-mcp-client".into()),
@@ -416,12 +411,10 @@ async fn annotated_arguments_are_mirrored_into_mcp_param_headers() {
         10,
     )
     .await;
-    let dir = tempfile::tempdir().unwrap();
-    let up = connect(&support::config(
+    let (up, _dir) = connect_to(
         support::http(&fake.url),
-        dir.path(),
         support::timeouts(LIST_MS, 10_000, 60_000),
-    ));
+    );
     live_catalog(&up).await;
     call(&up, "v", json!({"q": "zürich"})).await.unwrap();
     let seen = fake.state.last("tools/call").unwrap();
@@ -534,12 +527,10 @@ async fn dies_after_a_good_list_serves_the_last_good_and_fails_calls_fast() {
 async fn a_hanging_upstream_costs_at_most_list_ms() {
     let fake = fake_http::start(fake_http::Mode::Modern, vec![json!({"name": "a"})], 10).await;
     fake.state.hang.store(true, Ordering::SeqCst);
-    let dir = tempfile::tempdir().unwrap();
-    let up = connect(&support::config(
+    let (up, _dir) = connect_to(
         support::http(&fake.url),
-        dir.path(),
         support::timeouts(800, 700, 60_000),
-    ));
+    );
     let t = Instant::now();
     let snap = up.catalog().await;
     assert!(
@@ -555,21 +546,11 @@ async fn a_hanging_upstream_costs_at_most_list_ms() {
 
 #[tokio::test]
 async fn an_abandoned_legacy_call_is_cancelled_upstream() {
-    let fake = fake_http::start(
-        fake_http::Mode::Legacy {
-            sse: false,
-            expired_status: 404,
-        },
-        vec![json!({"name": "slow"})],
-        10,
-    )
-    .await;
-    let dir = tempfile::tempdir().unwrap();
-    let up = connect(&support::config(
+    let fake = fake_http::start(LEGACY_JSON, vec![json!({"name": "slow"})], 10).await;
+    let (up, _dir) = connect_to(
         support::http(&fake.url),
-        dir.path(),
         support::timeouts(LIST_MS, 500, 60_000),
-    ));
+    );
     live_catalog(&up).await;
     fake.state.hang.store(true, Ordering::SeqCst);
     let err = call(&up, "slow", json!({})).await.unwrap_err();
@@ -639,12 +620,10 @@ async fn an_expired_legacy_session_reopens_for_list_and_fails_a_call_once() {
             10,
         )
         .await;
-        let dir = tempfile::tempdir().unwrap();
-        let up = connect(&support::config(
+        let (up, _dir) = connect_to(
             support::http(&fake.url),
-            dir.path(),
             support::timeouts(LIST_MS, 10_000, 60_000),
-        ));
+        );
         live_catalog(&up).await;
         assert_eq!(fake.state.count("initialize"), 1);
 
