@@ -9,8 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::config::Upstream as UpstreamConfig;
-use crate::mcp::{self, Era, code};
+use crate::mcp::{self, code};
 use crate::server::handler::{Proxy, RpcError};
 use crate::server::legacy::Sessions;
 use crate::upstream::Upstream;
@@ -18,21 +17,17 @@ use crate::upstream::Upstream;
 pub const UPDATED: &str = "notifications/resources/updated";
 
 /// Can mws deliver resource updates to its clients? When the upstream reports them
-/// (`resources.subscribe`) and we can hear them: a legacy upstream on any transport, a 2026-07-28
-/// one over HTTP (mws opens `subscriptions/listen` only over HTTP).
+/// (`resources.subscribe`): a legacy upstream after `resources/subscribe`, a 2026-07-28 one on
+/// the `subscriptions/listen` mws opens (an HTTP stream, or a request on a stdio child's stdin).
 pub fn relays(proxy: &Proxy) -> bool {
-    let status = proxy.upstream().status();
-    let subscribes = status
+    proxy
+        .upstream()
+        .status()
         .capabilities
         .as_ref()
         .and_then(|c| c.pointer("/resources/subscribe"))
         .and_then(Value::as_bool)
-        == Some(true);
-    let hears = match status.era {
-        Some(Era::Modern) => matches!(proxy.config().upstream, UpstreamConfig::Http(_)),
-        _ => true,
-    };
-    subscribes && hears
+        == Some(true)
 }
 
 /// `params.uri` of a subscribe or unsubscribe request.

@@ -291,6 +291,80 @@ async fn a_legacy_upstream_is_subscribed_on_mws_session_and_its_updates_relayed(
     assert_eq!(unsub["result"], json!({}), "{unsub}");
 }
 
+/// A 2026-07-28 stdio upstream (a Python server that reports only on a listen): mws writes a
+/// `subscriptions/listen` naming the subscribed URI to its stdin, the update for that URI reaches
+/// the subscribed 2025 session, and after the unsubscribe the listen that named it is cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_modern_stdio_upstreams_updates_reach_the_subscribed_session() {
+    const URI: &str = "file:///watched.txt";
+    let script = crate::support::root().join("tests/it/support/listening_stdio.py");
+    let config = json!({
+        "upstream": {"command": "python3", "args": [script]},
+        "timeouts": {"listMs": 10000, "callMs": 10000, "catalogTtlMs": 60000},
+    });
+    let mws = serve::start(&config, &[]);
+    // The first list waits for the upstream, whose capabilities decide `resources.subscribe`.
+    let _ = post_modern(&mws.url, 1, "tools/list", json!({})).await;
+    let (s, init) = legacy(&mws.url).await;
+    assert_eq!(
+        init["result"]["capabilities"]["resources"]["subscribe"], true,
+        "{init}"
+    );
+    let mut events = Events::new(s.stream().await);
+    let sub = s.rpc("resources/subscribe", json!({"uri": URI})).await;
+    assert_eq!(sub["result"], json!({}), "{sub}");
+    // The listen naming the URI is written when the subscription is taken; touch until it is in.
+    let mut got = None;
+    for i in 0..TRIES {
+        for uri in ["file:///other.txt", URI] {
+            let args = json!({"name": "touch", "arguments": {"uri": uri}});
+            let r = post_modern(&mws.url, 10 + i as i64, "tools/call", args).await;
+            assert_eq!(
+                r["result"]["content"][0]["text"],
+                format!("touched {uri}"),
+                "{r}"
+            );
+        }
+        got = events.next_update(Duration::from_secs(1)).await;
+        if got.is_some() {
+            break;
+        }
+    }
+    let (uri, msg) = got.expect("no update relayed");
+    assert_eq!(uri, URI, "{msg}");
+    // The upstream's open listens as it sees them: the one naming the URI replaced the first,
+    // which was cancelled; after the unsubscribe it is replaced again.
+    let listens = || async {
+        let args = json!({"name": "listens", "arguments": {}});
+        let r = post_modern(&mws.url, 99, "tools/call", args).await;
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let until = |want: String| async move {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let open = listens().await;
+            if open == want {
+                return;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "open listens {open}, want {want}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    until(format!(
+        r#"[{{"toolsListChanged": true, "resourceSubscriptions": ["{URI}"]}}]"#
+    ))
+    .await;
+    let unsub = s.rpc("resources/unsubscribe", json!({"uri": URI})).await;
+    assert_eq!(unsub["result"], json!({}), "{unsub}");
+    until(r#"[{"toolsListChanged": true}]"#.to_string()).await;
+}
+
 /// Under `serve --stdio` a 2025 client's subscription is its connection's: updates come out on
 /// stdout beside the replies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
