@@ -10,14 +10,11 @@
 //! asks for input costs nothing extra: the first answer is looked at once (`asks_input`).
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::body::Body;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
@@ -148,15 +145,7 @@ pub fn relay(
         let answer = rounds(&proxy, &pending, msg, &caller, first, log_level, &tx).await;
         let _ = tx.send(sse::event(&answer));
     });
-    let body = futures_util::stream::poll_fn(move |cx| {
-        rx.poll_recv(cx).map(|o| o.map(Ok::<_, Infallible>))
-    });
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, sse::CONTENT_TYPE)
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from_stream(body))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+    sse::response(futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx)))
 }
 
 /// The call's rounds until an answer that asks for nothing (or an error for the client).

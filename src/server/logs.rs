@@ -8,13 +8,9 @@
 //! `logging` (a stdio child's messages carry nothing that ties them to a call); only then does mws
 //! advertise `logging`. Never stores or logs a message's content.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use futures_util::StreamExt;
+use axum::response::Response;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 
@@ -157,12 +153,7 @@ pub fn stream(
             }
         }
     });
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, sse::CONTENT_TYPE)
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from_stream(body.map(Ok::<_, Infallible>)))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+    sse::response(body)
 }
 
 /// For `--stdio` and the input relay: runs `call` (one `tools/call`'s handling) with its log messages at `level`

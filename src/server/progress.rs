@@ -4,14 +4,10 @@
 //! this proxy on the way up and swapped back on the way down, so two clients that picked the same
 //! token each get only their own progress.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use axum::body::Body;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use futures_util::StreamExt;
+use axum::response::Response;
 use serde_json::{Map, Value};
 
 use crate::server::{Caller, Proxy, sse};
@@ -94,12 +90,7 @@ pub fn stream(
             }
         }
     });
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, sse::CONTENT_TYPE)
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from_stream(body.map(Ok::<_, Infallible>)))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+    sse::response(body)
 }
 
 /// Handles `msg` (a `tools/call` carrying `token`), passing each upstream progress notification

@@ -1,6 +1,12 @@
 //! Server-sent events for replies to the client: when to reply as SSE, and one JSON-RPC message per
 //! `message` event (the framing itself is `mcp::sse`, shared with the upstream side).
 
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
 use serde_json::Value;
 
 /// Content type of an SSE reply.
@@ -13,6 +19,20 @@ pub fn event(msg: &Value) -> String {
 
 /// An SSE comment, used as a keep-alive on long-lived streams.
 pub use crate::mcp::sse::KEEP_ALIVE;
+
+/// A 200 SSE reply whose body is `events` (each already framed with `event`), not cached.
+pub fn response<S>(events: S) -> Response
+where
+    S: Stream<Item = String> + Send + 'static,
+{
+    use futures_util::StreamExt;
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, CONTENT_TYPE)
+        .header(header::CACHE_CONTROL, "no-cache")
+        .body(Body::from_stream(events.map(Ok::<_, Infallible>)))
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
 
 /// True when the `Accept` header asks for SSE and not JSON (then the reply is an SSE stream).
 pub fn prefers_sse(accept: Option<&str>) -> bool {

@@ -4,13 +4,10 @@
 //! holds (a legacy session's subscriptions, a listen's `resourceSubscriptions`;
 //! `subscriptions.rs`), keep-alives while idle, and end on shutdown.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
@@ -217,11 +214,5 @@ pub fn stream(
         }
     });
     let first = futures_util::stream::iter(shape.first.map(|f| sse::event(&f)));
-    let body = first.chain(body).map(Ok::<_, Infallible>);
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, sse::CONTENT_TYPE)
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from_stream(body))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+    sse::response(first.chain(body))
 }
