@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::support::rmcp_upstream;
 use crate::support::serve::{self, names, post_modern};
-use crate::support::wire::sse_messages as events;
+use crate::support::wire::{self, sse_messages as events};
 
 async fn call_with_progress(url: &str, client: &str, token: &str) -> Vec<Value> {
     let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
@@ -15,19 +15,9 @@ async fn call_with_progress(url: &str, client: &str, token: &str) -> Vec<Value> 
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
             "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let r = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "progress")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.headers()["content-type"], "text/event-stream");
-    events(&r.text().await.unwrap())
+    let (ct, text) = wire::post_modern_body(url, &body).await;
+    assert_eq!(ct, "text/event-stream");
+    events(&text)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -79,49 +69,26 @@ async fn progress_reaches_the_client_that_asked_for_it() {
 /// `mws serve --stdio`: the one client's progress notifications come before its result.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_reaches_a_stdio_client() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let up = rmcp_upstream::start(false).await;
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.json");
-    std::fs::write(&config, json!({"upstream": {"url": up.url}}).to_string()).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
-        .args(["--config", config.to_str().unwrap(), "serve", "--stdio"])
-        .arg("--state-dir")
-        .arg(dir.path().join("state"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut mws = serve::StdioServed::start(dir.path(), &json!({"upstream": {"url": up.url}}));
     let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
         "name": "progress", "arguments": {},
         "_meta": {"progressToken": 77,
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "stdio-client", "version": "1"},
             "io.modelcontextprotocol/clientCapabilities": {}}}});
-    stdin
-        .write_all(format!("{call}\n").as_bytes())
-        .await
-        .unwrap();
+    mws.send(&call).await;
     let mut progress = Vec::new();
-    let read = async {
-        loop {
-            let line = lines.next_line().await.unwrap().expect("mws closed stdout");
-            let v: Value = serde_json::from_str(&line).unwrap();
-            if v["method"] == "notifications/progress" {
-                progress.push(v["params"]["progressToken"].clone());
-            } else if v["id"] == 5 {
-                return v;
-            }
+    let r = loop {
+        let v = mws.next().await;
+        if v["method"] == "notifications/progress" {
+            progress.push(v["params"]["progressToken"].clone());
+        } else if v["id"] == 5 {
+            break v;
         }
     };
-    let r = tokio::time::timeout(std::time::Duration::from_secs(30), read)
-        .await
-        .expect("no answer on stdout");
     assert_eq!(r["result"]["content"][0]["text"], "done", "{r}");
     assert_eq!(progress, [json!(77), json!(77)]);
-    drop(stdin);
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(10), child.wait()).await;
+    mws.close().await;
 }

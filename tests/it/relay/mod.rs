@@ -11,7 +11,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::faults::{Serve, error_message, ok_text};
-use crate::support::wire::{LegacyClient, messages};
+use crate::support::serve::StdioServed;
+use crate::support::wire::{LegacyClient, messages, post_modern_body};
 
 fn config(dir: &Path, url: &str) -> Value {
     json!({
@@ -52,19 +53,8 @@ async fn modern_call(url: &str, name: &str, extra: Value) -> Vec<Value> {
     }
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "call_tool", "arguments": {"name": name, "arguments": {}}, "_meta": meta}});
-    let r = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "call_tool")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let ct = r.headers()["content-type"].to_str().unwrap().to_string();
-    messages(&ct, &r.text().await.unwrap())
+    let (ct, text) = post_modern_body(url, &body).await;
+    messages(&ct, &text)
 }
 
 fn answer_text(msgs: &[Value]) -> String {
@@ -211,29 +201,9 @@ async fn a_closed_stream_that_cannot_be_resumed_is_an_error_saying_why() {
 /// the level come out before its answer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_clients_get_their_calls_logs_before_the_answer() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let up = upstream::start(false).await;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("config.json");
-    std::fs::write(&path, config(dir.path(), &up.url).to_string()).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
-        .args(["--config", path.to_str().unwrap(), "serve", "--stdio"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut next = async || -> Value {
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("mws --stdio answered nothing within 30 s")
-            .unwrap()
-            .expect("mws --stdio ended");
-        serde_json::from_str(&line).unwrap()
-    };
+    let mut mws = StdioServed::start(dir.path(), &config(dir.path(), &up.url));
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
             "capabilities": {}, "clientInfo": {"name": "relay-test", "version": "1"}}}),
@@ -243,20 +213,17 @@ async fn stdio_clients_get_their_calls_logs_before_the_answer() {
         json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "debug"}}),
     ];
     for r in &requests {
-        stdin.write_all(format!("{r}\n").as_bytes()).await.unwrap();
+        mws.send(r).await;
         if r.get("id").is_some() {
-            assert_eq!(next().await["id"], r["id"]);
+            assert_eq!(mws.next().await["id"], r["id"]);
         }
     }
     let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
         "name": "call_tool", "arguments": {"name": "chatty", "arguments": {}}}});
-    stdin
-        .write_all(format!("{call}\n").as_bytes())
-        .await
-        .unwrap();
-    let mut got = vec![next().await];
+    mws.send(&call).await;
+    let mut got = vec![mws.next().await];
     while got.last().unwrap().get("id").is_none() {
-        got.push(next().await);
+        got.push(mws.next().await);
     }
     assert_eq!(logs(&got), ["debug line", "info line", "error line"]);
     assert_eq!(answer_text(&got), "chatty done");

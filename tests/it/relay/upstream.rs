@@ -69,19 +69,10 @@ pub async fn start(modern: bool) -> Upstream {
 const LEVELS: [&str; 3] = ["debug", "info", "error"];
 
 fn rank(level: &str) -> usize {
-    [
-        "debug",
-        "info",
-        "notice",
-        "warning",
-        "error",
-        "critical",
-        "alert",
-        "emergency",
-    ]
-    .iter()
-    .position(|l| *l == level)
-    .unwrap_or(0)
+    mws::upstream::related::LEVELS
+        .iter()
+        .position(|l| *l == level)
+        .unwrap_or(0)
 }
 
 fn json_reply(body: Value) -> Response {

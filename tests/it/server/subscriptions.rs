@@ -12,7 +12,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 
 use crate::support::Child;
-use crate::support::serve::{self, post_modern};
+use crate::support::serve::{self, StdioServed, post_modern};
 use crate::support::wire::LegacyClient;
 
 const WATCHED: &str = "test://watched-resource";
@@ -369,38 +369,25 @@ async fn a_modern_stdio_upstreams_updates_reach_the_subscribed_session() {
 /// stdout beside the replies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stdio_client_gets_updates_on_stdout() {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (_fixture, url) = start_fixture();
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("config.json");
-    let config = json!({"upstream": {"url": url}, "stateDir": dir.path().join("state"),
+    let config = json!({"upstream": {"url": url},
         "timeouts": {"listMs": 10000, "callMs": 10000, "catalogTtlMs": 60000}});
-    std::fs::write(&path, config.to_string()).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
-        .args(["--config", path.to_str().unwrap(), "serve", "--stdio"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = async |m: Value| stdin.write_all(format!("{m}\n").as_bytes()).await.unwrap();
-    send(
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    let mut mws = StdioServed::start(dir.path(), &config);
+    mws.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "subs-test", "version": "1"}}}),
     )
     .await;
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": WATCHED}})).await;
+    mws.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": WATCHED}}))
+        .await;
     for i in 0..TRIES {
         let call = json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {
             "name": "call_tool", "arguments": {"name": UPDATE_TOOL, "arguments": {"uri": WATCHED}}}});
-        send(call).await;
+        mws.send(&call).await;
         let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
-        while let Ok(Ok(Some(line))) = tokio::time::timeout_at(deadline, lines.next_line()).await {
-            let m: Value = serde_json::from_str(&line).unwrap();
+        while let Some(m) = mws.next_before(deadline).await {
             if m["id"] == 1 {
                 assert_eq!(
                     m["result"]["capabilities"]["resources"]["subscribe"], true,

@@ -149,17 +149,8 @@ pub async fn post_modern_as(
         "io.modelcontextprotocol/clientCapabilities": {}
     });
     let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    let mut req = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method);
-    if let Some(n) = body["params"]["name"].as_str() {
-        req = req.header("mcp-name", n);
-    }
-    let reply = req.body(body.to_string()).send().await.unwrap();
-    reply.json().await.unwrap()
+    let (_, text) = super::wire::post_modern_body(url, &body).await;
+    serde_json::from_str(&text).unwrap()
 }
 
 /// The names a `tools/list` reply lists.
@@ -170,4 +161,71 @@ pub fn names(reply: &Value) -> Vec<String> {
         .iter()
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect()
+}
+
+/// How long a `--stdio` test waits for the next line before it fails.
+const STDIO_WAIT: Duration = Duration::from_secs(30);
+
+/// `mws serve --stdio` as its one client: a config written into `dir`, the state in `dir/state`,
+/// JSON-RPC lines written to its stdin and read from its stdout. Killed on drop.
+pub struct StdioServed {
+    child: tokio::process::Child,
+    stdin: Option<tokio::process::ChildStdin>,
+    lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+}
+
+impl StdioServed {
+    pub fn start(dir: &Path, config: &Value) -> StdioServed {
+        use tokio::io::AsyncBufReadExt;
+        let path = dir.join("config.json");
+        std::fs::write(&path, config.to_string()).unwrap();
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
+            .args(["--config", path.to_str().unwrap(), "serve", "--stdio"])
+            .arg("--state-dir")
+            .arg(dir.join("state"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        StdioServed {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    pub async fn send(&mut self, msg: &Value) {
+        use tokio::io::AsyncWriteExt;
+        let stdin = self.stdin.as_mut().expect("stdin already closed");
+        stdin
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+
+    /// The next message on stdout before `deadline`; `None` when none came or stdout closed.
+    pub async fn next_before(&mut self, deadline: tokio::time::Instant) -> Option<Value> {
+        match tokio::time::timeout_at(deadline, self.lines.next_line()).await {
+            Ok(Ok(Some(line))) => Some(serde_json::from_str(&line).unwrap()),
+            _ => None,
+        }
+    }
+
+    /// The next message on stdout; fails the test after `STDIO_WAIT`.
+    pub async fn next(&mut self) -> Value {
+        let deadline = tokio::time::Instant::now() + STDIO_WAIT;
+        self.next_before(deadline)
+            .await
+            .expect("mws --stdio wrote nothing more within 30 s")
+    }
+
+    /// Closes stdin (the end of the session) and waits, bounded, for mws to exit.
+    pub async fn close(mut self) {
+        self.stdin = None;
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
+    }
 }

@@ -27,6 +27,25 @@ pub fn sse_messages(body: &str) -> Vec<Value> {
         .collect()
 }
 
+/// POSTs a 2026-07-28 request `body` (its `_meta` envelope already in) with the headers that
+/// mirror it: the reply's content type and text.
+pub async fn post_modern_body(url: &str, body: &Value) -> (String, String) {
+    let mut req = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28");
+    if let Some(m) = body["method"].as_str() {
+        req = req.header("mcp-method", m);
+    }
+    if let Some(n) = body["params"]["name"].as_str() {
+        req = req.header("mcp-name", n);
+    }
+    let r = req.body(body.to_string()).send().await.unwrap();
+    let ct = r.headers()["content-type"].to_str().unwrap().to_string();
+    (ct, r.text().await.unwrap())
+}
+
 /// An initialized legacy session.
 pub struct LegacyClient {
     pub url: String,
