@@ -126,6 +126,19 @@ async fn legacy(url: &str) -> (LegacyClient, Value) {
     (s, init)
 }
 
+/// A legacy session offered `resources.subscribe`, its GET stream open, subscribed to `uri`.
+async fn subscribed(url: &str, uri: &str) -> (LegacyClient, Events) {
+    let (s, init) = legacy(url).await;
+    assert_eq!(
+        init["result"]["capabilities"]["resources"]["subscribe"], true,
+        "{init}"
+    );
+    let events = Events::new(s.stream().await);
+    let sub = s.rpc("resources/subscribe", json!({"uri": uri})).await;
+    assert_eq!(sub["result"], json!({}), "{sub}");
+    (s, events)
+}
+
 /// Changes `uri` at the fixture (through mws, as a 2026 client calling the pinned tool).
 async fn change(url: &str, uri: &str) {
     let r = post_modern(
@@ -258,14 +271,7 @@ async fn a_legacy_upstream_is_subscribed_on_mws_session_and_its_updates_relayed(
         "timeouts": {"listMs": 20000, "callMs": 20000, "catalogTtlMs": 60000},
     });
     let mws = serve::start(&config, &[TOGGLE]);
-    let (s, init) = legacy(&mws.url).await;
-    assert_eq!(
-        init["result"]["capabilities"]["resources"]["subscribe"], true,
-        "{init}"
-    );
-    let mut events = Events::new(s.stream().await);
-    let sub = s.rpc("resources/subscribe", json!({"uri": URI})).await;
-    assert_eq!(sub["result"], json!({}), "{sub}");
+    let (s, mut events) = subscribed(&mws.url, URI).await;
     // The toggle makes server-everything report every URI mws's session subscribed to, at once and
     // then every 5 s.
     let r = post_modern(
@@ -305,14 +311,7 @@ async fn a_modern_stdio_upstreams_updates_reach_the_subscribed_session() {
     let mws = serve::start(&config, &[]);
     // The first list waits for the upstream, whose capabilities decide `resources.subscribe`.
     let _ = post_modern(&mws.url, 1, "tools/list", json!({})).await;
-    let (s, init) = legacy(&mws.url).await;
-    assert_eq!(
-        init["result"]["capabilities"]["resources"]["subscribe"], true,
-        "{init}"
-    );
-    let mut events = Events::new(s.stream().await);
-    let sub = s.rpc("resources/subscribe", json!({"uri": URI})).await;
-    assert_eq!(sub["result"], json!({}), "{sub}");
+    let (s, mut events) = subscribed(&mws.url, URI).await;
     // The listen naming the URI is written when the subscription is taken; touch until it is in.
     let mut got = None;
     for i in 0..TRIES {
