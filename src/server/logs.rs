@@ -70,13 +70,9 @@ struct Sources {
 
 impl Sources {
     /// A progress notification for this call, with the client's token put back.
-    fn ours(&self, mut n: Value) -> Option<Value> {
+    fn ours(&self, n: Value) -> Option<Value> {
         let (_, ours, theirs) = self.progress.as_ref()?;
-        if !progress::is_ours(&n, ours) {
-            return None;
-        }
-        n["params"]["progressToken"] = theirs.clone();
-        Some(n)
+        progress::for_client(n, ours, theirs)
     }
 
     /// Everything already waiting, as SSE text.
@@ -108,14 +104,7 @@ pub fn stream(
     progress_token: Option<Value>,
 ) -> Response {
     let progress = progress_token.map(|theirs| {
-        let ours = progress::our_token();
-        if let Some(meta) = msg
-            .get_mut("params")
-            .and_then(|p| p.get_mut("_meta"))
-            .and_then(Value::as_object_mut)
-        {
-            meta.insert("progressToken".into(), ours.clone());
-        }
+        let ours = progress::swap_token(&mut msg);
         // Subscribed before the call starts, so no early progress is missed.
         (proxy.upstream().notifications(), ours, theirs)
     });

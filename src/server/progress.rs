@@ -38,17 +38,7 @@ pub fn stream(
     caller: Caller,
     client_token: Value,
 ) -> Response {
-    let ours = Value::String(format!(
-        "mws-{}",
-        NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
-    ));
-    if let Some(meta) = msg
-        .get_mut("params")
-        .and_then(|p| p.get_mut("_meta"))
-        .and_then(Value::as_object_mut)
-    {
-        meta.insert("progressToken".into(), ours.clone());
-    }
+    let ours = swap_token(&mut msg);
     // Subscribed before the call starts, so no early progress is missed.
     let notes = proxy.upstream().notifications();
     let (tx, done) = tokio::sync::oneshot::channel::<Option<Value>>();
@@ -64,9 +54,8 @@ pub fn stream(
                     r = &mut done => {
                         // Progress sent before the result is already in the channel.
                         let mut text = String::new();
-                        while let Ok(mut n) = notes.try_recv() {
-                            if is_ours(&n, &ours) {
-                                n["params"]["progressToken"] = client_token.clone();
+                        while let Ok(n) = notes.try_recv() {
+                            if let Some(n) = for_client(n, &ours, &client_token) {
                                 text.push_str(&sse::event(&n));
                             }
                         }
@@ -75,12 +64,9 @@ pub fn stream(
                         }
                         return Some((text, (notes, None)));
                     }
-                    n = notes.recv() => match n {
-                        Ok(mut n) if is_ours(&n, &ours) => {
-                            n["params"]["progressToken"] = client_token.clone();
-                            return Some((sse::event(&n), (notes, Some(done))));
-                        }
-                        Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    n = notes.recv() => match n.map(|n| for_client(n, &ours, &client_token)) {
+                        Ok(Some(n)) => return Some((sse::event(&n), (notes, Some(done)))),
+                        Ok(None) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                         Err(_) => {
                             let text = done.await.ok().flatten().map(|v| sse::event(&v)).unwrap_or_default();
                             return Some((text, (notes, None)));
@@ -126,12 +112,31 @@ pub async fn handle_relaying(
     }
 }
 
-/// A progress token unique to this proxy, to send upstream in place of a client's.
-pub(crate) fn our_token() -> Value {
-    Value::String(format!(
+/// Puts a progress token unique to this proxy in place of the client's in `msg`'s `_meta` (two
+/// clients may send the same one through the one upstream); returns it.
+pub(crate) fn swap_token(msg: &mut Map<String, Value>) -> Value {
+    let ours = Value::String(format!(
         "mws-{}",
         NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
-    ))
+    ));
+    if let Some(meta) = msg
+        .get_mut("params")
+        .and_then(|p| p.get_mut("_meta"))
+        .and_then(Value::as_object_mut)
+    {
+        meta.insert("progressToken".into(), ours.clone());
+    }
+    ours
+}
+
+/// The upstream's progress `n` for the call sent with token `ours`, with the client's token
+/// `theirs` back in it; `None` for anything else.
+pub(crate) fn for_client(mut n: Value, ours: &Value, theirs: &Value) -> Option<Value> {
+    if !is_ours(&n, ours) {
+        return None;
+    }
+    n["params"]["progressToken"] = theirs.clone();
+    Some(n)
 }
 
 /// Is `n` the upstream's progress for the call we sent with token `ours`?
