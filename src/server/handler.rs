@@ -93,10 +93,7 @@ impl Proxy {
         working_set: watch::Receiver<WorkingSet>,
         log: Option<LogSink>,
     ) -> Arc<Proxy> {
-        let start = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis())
-            .unwrap_or(0);
+        let start = crate::clock::now().unix_timestamp_nanos() / 1_000_000;
         Arc::new(Proxy {
             upstream,
             config: Arc::new(config),

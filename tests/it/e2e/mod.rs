@@ -56,10 +56,7 @@ impl Scratch {
 
 /// A per-run marker the upstream's echo must send back: only a real call can produce it.
 pub fn marker(label: &str) -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .subsec_nanos();
+    let nanos = mws::clock::now().nanosecond();
     format!("e2e-{label}-{nanos}")
 }
 
