@@ -56,7 +56,7 @@ impl Scratch {
 
 /// A per-run marker the upstream's echo must send back: only a real call can produce it.
 pub fn marker(label: &str) -> String {
-    let nanos = mws::clock::now().nanosecond();
+    let nanos = ::mws::clock::now().nanosecond();
     format!("e2e-{label}-{nanos}")
 }
 
