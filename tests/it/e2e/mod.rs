@@ -1,7 +1,7 @@
 //! End to end with the real clients (issue 7): the Claude Code and Codex CLIs (npm, pinned in
 //! tests/peers/package.json) run non-interactively against a scripted mock model on loopback and
 //! `@modelcontextprotocol/server-everything`, first directly (proving the harness), then through
-//! `mws serve` followed by `mws ingest` and `mws promote`. Needs `bash scripts/setup-peers.sh`.
+//! `mws serve` followed by `mws ingest` and `mws promote`. Its peers are installed on first use.
 //! The tests run one at a time (they are heavy on two cores). `E2E_KEEP=1` keeps the temp dirs
 //! (logs, homes, transcripts, the model's request log) and prints where they are.
 
@@ -262,7 +262,9 @@ pub fn openai_namespace_tools(body: &Value, ns: &str) -> Vec<String> {
 }
 
 #[test]
-#[should_panic(expected = "install them with `bash scripts/setup-peers.sh`")]
+#[should_panic(
+    expected = "missing after the peers were installed: check `bash scripts/setup-peers.sh`"
+)]
 fn a_missing_peer_fails_naming_the_setup_script() {
     peers::peer("@example/not-installed/bin/cli");
 }

@@ -1,5 +1,5 @@
 //! The real peers of the end-to-end tests: server-everything over Streamable HTTP, the Claude Code
-//! CLI and the Codex CLI, each from tests/peers/node_modules (scripts/setup-peers.sh), each in its
+//! CLI and the Codex CLI, each from tests/peers/node_modules (installed on first use), each in its
 //! own process group with a clean environment and an isolated HOME / CODEX_HOME, each run under a
 //! timeout and killed when its handle drops. Must not reach anything but loopback.
 
@@ -19,18 +19,9 @@ pub const READY_TIMEOUT: Duration = Duration::from_secs(30);
 /// How often a waiting loop looks again.
 const POLL: Duration = Duration::from_millis(50);
 
-/// tests/peers/node_modules/<rel>, or a panic naming the setup script.
+/// tests/peers/node_modules/<rel>, installing the peers first when needed.
 pub fn peer(rel: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/peers/node_modules")
-        .join(rel);
-    assert!(
-        p.exists(),
-        "{} is missing: the end-to-end tests drive real peers; install them with \
-         `bash scripts/setup-peers.sh` (needs node and npm)",
-        p.display()
-    );
-    p
+    crate::support::peer(&format!("tests/peers/node_modules/{rel}"))
 }
 
 /// tests/peers/<file>: support files kept beside the peers.

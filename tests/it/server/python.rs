@@ -2,22 +2,13 @@
 //! proxy in its three connect modes (auto, legacy, 2026-07-28): in front of the fake upstream, and
 //! as `mws serve` in front of the real `@modelcontextprotocol/server-everything` over stdio.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::Harness;
 
-fn peer(rel: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
-    assert!(
-        p.exists(),
-        "{} is missing: run `bash scripts/setup-peers.sh` first",
-        p.display()
-    );
-    p
-}
+use crate::support::peer;
 
 /// One client run: list, direct calls to a listed and an unlisted tool, call_tool, search.
 pub async fn run_client(url: &str, mode: &str, calls: [(&str, Value); 2], query: &str) -> Value {

@@ -1,7 +1,7 @@
 //! Real downstream clients driven against a running proxy: the Python `mcp` SDK client (through
 //! tests/peers/mcp_client.py) and the MCP Inspector CLI (`@modelcontextprotocol/inspector --cli`,
-//! run on the Node 22 that tests/peers/package.json installs). Both are installed by
-//! scripts/setup-peers.sh.
+//! run on the Node 22 that tests/peers/package.json installs). Both are installed on first use
+//! (support/peers.rs).
 
 use std::time::Duration;
 

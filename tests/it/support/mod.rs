@@ -1,10 +1,11 @@
-//! Shared helpers for the integration tests: real peers installed by scripts/setup-peers.sh,
+//! Shared helpers for the integration tests: real peers (installed on first use, `peers.rs`),
 //! in-process upstream fixtures, and configs pointing at them.
 
 #![allow(dead_code)]
 
 pub mod clients;
 pub mod fake_http;
+pub mod peers;
 pub mod rmcp_upstream;
 pub mod serve;
 pub mod wire;
@@ -18,16 +19,7 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A real peer from tests/peers or .venv; panics with how to install it when missing.
-pub fn peer(rel: &str) -> PathBuf {
-    let p = root().join(rel);
-    assert!(
-        p.exists(),
-        "test peer {} is not installed: run `bash scripts/setup-peers.sh` first",
-        p.display()
-    );
-    p
-}
+pub use peers::peer;
 
 pub fn server_everything() -> PathBuf {
     peer("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
