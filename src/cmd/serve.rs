@@ -62,7 +62,7 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
 const SERVE_WORKERS: usize = 1;
 
 async fn serve(config: Config, stdio: bool) -> CmdResult {
-    // 0700: the state dir holds the call history (SPEC §3 keeps it private).
+    // 0700: the state dir holds the call history (docs/database.md: kept private).
     std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
         .create(&config.state_dir)
         .map_err(|e| {
