@@ -2,7 +2,7 @@
 # Peers side by side (issue 6 item 5): mws, tool-guardian (PyPI 0.8.1) and mcp-proxy (PyPI 0.13.0)
 # in front of the same upstream (@modelcontextprotocol/server-everything over stdio, and a
 # 527-tool catalog server), measured with the official Python SDK client. Prints one Markdown
-# table (the one in BENCHMARKS.md). Loopback only; bounded by BENCH_TIMEOUT (default 1800 s);
+# table (the one in docs/performance.md). Loopback only; bounded by BENCH_TIMEOUT (default 1800 s);
 # every process it starts is stopped. Each peer gets its own virtualenv (.venv-tool-guardian,
 # .venv-mcp-proxy): mcp-proxy needs `mcp<2`, which would downgrade the SDK the client uses.
 # Knobs: BENCH_ROUNDS (5), BENCH_CALLS per round (1000), BENCH_CONC_CALLS (2000).

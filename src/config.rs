@@ -1,4 +1,4 @@
-//! Config: the JSON file of SPEC §2, its defaults, and where it is found. Errors name the file, the
+//! Config (docs/configuration.md): the file, its defaults, where it is. Errors name the file, the
 //! field and what was expected. Must not do I/O beyond reading the one config file.
 
 use std::collections::BTreeMap;

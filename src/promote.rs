@@ -1,4 +1,4 @@
-//! Promotion (SPEC §8): the rules that turn call history into a working set. The SQL that sums
+//! Promotion (docs/working-set.md): the rules turning history into a working set. The SQL that sums
 //! the history is in `store/promote.rs`; this module decides, from those sums and `now`, and must
 //! not read the clock, the database or files.
 //!

@@ -1,4 +1,4 @@
-//! `mws report` figures (SPEC §9): rows from `store::report` and the catalog in, one `Report` out,
+//! `mws report` figures (docs/working-set.md): `store::report` rows, a catalog in, a `Report` out,
 //! rendered as tables (`render`) or serialized as the documented JSON shape. Pure: no I/O, no
 //! clock (`now` is an input), no SQL.
 

@@ -11,7 +11,7 @@ use mws::catalog::Catalog;
 use mws::search::{QueryOptions, REPLY_BUDGET, SearchIndex, SearchOptions, Variant};
 use serde_json::Value;
 
-/// The thresholds for the project's own gold set (seed 000's promise).
+/// Thresholds for the project's own gold set (docs/search.md, Quality).
 const FIXTURE_TOP1: f64 = 0.70;
 const FIXTURE_TOP3: f64 = 0.90;
 

@@ -44,7 +44,7 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     // One worker unless TOKIO_WORKER_THREADS says otherwise: a call is I/O plus ~0.1 ms of CPU,
     // and a second worker costs every call cross-thread wake-ups (work stealing, the reqwest
-    // connection task) that measured 20-40% more CPU per call and a slower p50 (BENCHMARKS.md).
+    // connection task) that measured 20-40% more CPU per call and a slower p50 (docs/performance.md).
     // Heavy work (a search index build) runs in `spawn_blocking`, so it does not stall calls.
     if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
         runtime.worker_threads(SERVE_WORKERS);
@@ -62,7 +62,7 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
 const SERVE_WORKERS: usize = 1;
 
 async fn serve(config: Config, stdio: bool) -> CmdResult {
-    // 0700: the state dir holds the call history (SPEC §3 keeps it private).
+    // 0700: the state dir holds the call history (docs/database.md: kept private).
     std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
         .create(&config.state_dir)
         .map_err(|e| {

@@ -1,4 +1,4 @@
-//! Reading client transcripts into the store (SPEC §7). Adapters only parse (lines in, call events
+//! Transcripts into the store (docs/working-set.md). Adapters only parse (lines in, call events
 //! out, no database); the driver walks the roots, reads files incrementally, pairs calls with
 //! their results and hands them to the store (`store/ingest.rs` holds the SQL).
 

@@ -1,4 +1,4 @@
-//! The shape of `mws report --json` (documented in the README): plain serializable structs,
+//! The shape of `mws report --json` (documented in docs/working-set.md): plain serializable types,
 //! camelCase keys. Changing a field here changes a user-facing interface.
 
 use serde::Serialize;

@@ -1,4 +1,4 @@
-//! Search over the full upstream catalog (SPEC §6): tokenisation, BM25F ranking, modes and the reply
+//! Search over the upstream catalog (docs/search.md): tokenising, BM25F ranking, modes, the reply
 //! budget. Pure: no I/O, no clock. Build a `SearchIndex` once per catalog version; `search` is
 //! what `search_tools` and `mws search` call.
 //!

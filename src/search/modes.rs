@@ -1,4 +1,4 @@
-//! The modes of SPEC §6, picked from the query's shape: empty → the catalog grouped by backend;
+//! The modes of docs/search.md, by the query's shape: empty → the catalog grouped by backend;
 //! an exact tool name (with or without its backend prefix, or with the `mcp__<server>__` prefix a
 //! client shows) → that tool, uncapped; a backend name → its tools in upstream order; a backend
 //! name plus words → ranked inside that backend; anything else → ranked. Pure.

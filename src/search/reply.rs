@@ -1,4 +1,4 @@
-//! The `search_tools` reply (SPEC §6): compact JSON in rank order, full schemas and a `call_tool`
+//! `search_tools`' reply (docs/search.md): compact JSON in rank order, full schemas, a `call_tool`
 //! template for the top results, kept under the byte budget by trimming descriptions, then
 //! dropping schemas, then dropping the lowest entries — never by cutting JSON. Pure.
 

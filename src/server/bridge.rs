@@ -1,4 +1,4 @@
-//! Era bridging on results going to the client (protocol.md §3.7): a modern client gets
+//! Era bridging on results going to the client (docs/protocol.md): a modern client gets
 //! `resultType`, cache hints on list results and our `serverInfo`; a legacy client loses those and
 //! any non-object `structuredContent`. Everything else passes as the upstream sent it. Pure.
 

@@ -263,7 +263,7 @@ impl Proxy {
 }
 
 /// The version an `initialize` answer names: the client's when we speak it, else our newest legacy
-/// one (initialize always selects legacy semantics, protocol.md §1.6).
+/// one (initialize always selects legacy semantics: docs/protocol.md, Eras).
 pub fn negotiate_legacy(requested: &str) -> &'static str {
     LEGACY_VERSIONS
         .iter()

@@ -1,4 +1,4 @@
-//! Input requests for legacy clients (protocol.md §3.7): a 2026-07-28 upstream cannot send a
+//! Input requests for legacy clients (docs/protocol.md): a 2026-07-28 upstream cannot send a
 //! server->client request; it answers `InputRequiredResult` (`resultType: "input_required"`,
 //! `inputRequests`, `requestState`) and expects the request again with `inputResponses`. A 2025
 //! session client that declared `sampling`, `elicitation` or `roots` in `initialize` knows only

@@ -1,4 +1,4 @@
-//! The server `instructions` a client shows its model (SPEC §4): how many tools exist upstream and
+//! The `instructions` a client shows its model (docs/protocol.md): how many tools are upstream and
 //! how many are listed, the backends with their hints, and to use `search_tools` when a capability
 //! seems missing — or that the upstream is down. Pure. Must not do I/O.
 

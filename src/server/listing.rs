@@ -1,5 +1,5 @@
 //! What `tools/list` shows a client: the meta-tools, then the working-set tools the upstream
-//! lists, slimmed (seed 000, Search section) and marked `anthropic/alwaysLoad`. Pure; shared by the
+//! lists, slimmed (docs/protocol.md) and marked `anthropic/alwaysLoad`. Pure; shared by the
 //! proxy and `mws report` (which counts its tokens). Must not do I/O.
 
 use std::collections::HashSet;
@@ -98,8 +98,7 @@ fn slim_top(schema: &mut Value, tool_name: &str) {
 /// `anyOf [X, {"type": "null"}]` on an optional property collapsed to X when X's keys do not
 /// collide with the property's own. `$schema` stays: it names the dialect the rest is read in
 /// (a draft-07 `items` array means what 2020-12 calls `prefixItems`), so dropping it is not
-/// lossless (seed 000 asked for it to go; issue 6's conformance check `json-schema-2020-12-$schema`
-/// and this reason win).
+/// lossless (the conformance check `json-schema-2020-12-$schema` asks for it too).
 pub fn slim(schema: &mut Value) {
     let Some(obj) = schema.as_object_mut() else {
         return;

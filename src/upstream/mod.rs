@@ -1,4 +1,4 @@
-//! Talking to the upstream MCP server (SPEC §5): the `Upstream` interface the proxy serves from, and
+//! Talking to the upstream (docs/protocol.md): the `Upstream` interface the proxy serves from, and
 //! its implementations (HTTP modern + legacy, stdio child) with negotiation and the catalog cache.
 //! Must not know about downstream clients beyond the `CallContext` they hand in.
 

@@ -1,4 +1,4 @@
-//! What the `server/discover` probe's outcome means (protocol.md §1.6): a result is modern, a
+//! What the `server/discover` probe's outcome means (docs/protocol.md): a result is modern, a
 //! recognised modern error is modern (or needs another version), anything else is legacy — and
 //! on stdio a timeout or a child that died on the probe is legacy too. Pure: no I/O.
 

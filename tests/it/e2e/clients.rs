@@ -118,7 +118,7 @@ pub struct CodexRun {
     pub events: Vec<Value>,
 }
 
-/// A model slug Codex does not know: no tool_search, every MCP tool up front (research/clients.md).
+/// A model slug Codex does not know: no tool_search, every MCP tool up front.
 pub const CODEX_UNKNOWN_MODEL: &str = "mock-model";
 /// A model Codex knows: MCP tools deferred behind its client-side tool_search, as users see it.
 pub const CODEX_KNOWN_MODEL: &str = "gpt-5.5-codex";

@@ -1,7 +1,7 @@
 //! `mws` as the end-to-end tests run it: `mws serve --config X` in front of server-everything on a
 //! free loopback port with a temp stateDir, then `mws ingest` and `mws promote --json` over the
 //! transcripts the clients wrote, and the answers read back from `state.db` (migrations/V1) and
-//! `working-set.json` (SPEC §3). A command that is not built yet fails the test saying so.
+//! `working-set.json` (docs/database.md). A command that is not built yet fails the test saying so.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

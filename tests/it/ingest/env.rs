@@ -60,7 +60,7 @@ impl Env {
         Env { dir, config_path }
     }
 
-    /// The env with the sample transcripts of `../shared/transcripts` (claude + codex).
+    /// The env with the sample transcripts of `fixtures/transcripts` (claude + codex).
     pub fn samples() -> Env {
         let env = Env::new(SAMPLE_SERVERS);
         copy_dir(&fixtures().join("claude"), &env.path("claude"));

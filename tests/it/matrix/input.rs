@@ -1,4 +1,4 @@
-//! Input requests through the proxy (protocol.md §3.7): a 2026-07-28 rmcp upstream whose `greet`
+//! Input requests through the proxy (docs/protocol.md): a 2026-07-28 rmcp upstream whose `greet`
 //! tool needs an elicited name, then a sampled sentence (two `InputRequiredResult` rounds with
 //! `requestState`), called through the real `mws serve` by the Python SDK client. A legacy
 //! (2025 session) client answers them as ordinary server->client requests that mws relays; a

@@ -1,4 +1,4 @@
-//! The failure cases of SPEC §5 through the real `mws serve` binary, as a client sees them: an
+//! docs/protocol.md's failure table through the real `mws serve` binary, as a client sees it: an
 //! upstream dead at start, one that dies or hangs after a good list, an expired legacy session,
 //! and a crashing stdio child. (tests/it/upstream.rs checks the same at the upstream layer.)
 
