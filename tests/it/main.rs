@@ -16,4 +16,5 @@ mod matrix;
 mod relay;
 mod search;
 mod support;
+mod tidy;
 mod upstream;
