@@ -6,6 +6,7 @@
 
 mod faulty;
 mod ingest_kill;
+mod live_db;
 mod orphan;
 mod state;
 
