@@ -59,6 +59,8 @@ pub enum StoreError {
         error: refinery::Error,
     },
     #[error(transparent)]
+    OpenDir(#[from] crate::private_file::OpenDirError),
+    #[error(transparent)]
     Sql(#[from] rusqlite::Error),
 }
 
@@ -70,6 +72,7 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed, mode 0600, parent dir 0700) and migrates the database at `path`.
+    /// A parent directory other users may write to is refused (`private_file::check_dir`).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let io = |error| StoreError::Io {
             path: path.to_path_buf(),
@@ -81,6 +84,11 @@ impl Store {
         {
             std::fs::create_dir_all(dir).map_err(io)?;
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+        }
+        if let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+        {
+            crate::private_file::check_dir(dir)?;
         }
         create_private(path).map_err(io)?;
         let sq = |error| StoreError::Sqlite {

@@ -8,6 +8,7 @@ mod faulty;
 mod ingest_kill;
 mod live_db;
 mod orphan;
+mod private_files;
 mod state;
 
 use std::io::{BufRead, BufReader};
