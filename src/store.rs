@@ -3,6 +3,7 @@
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
 pub mod catalog;
+pub mod clean;
 pub mod doctor;
 pub mod ingest;
 pub mod log;

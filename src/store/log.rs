@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use std::borrow::Cow;
+
 use rusqlite::params;
 
 use super::{Store, StoreError};
@@ -201,21 +203,27 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let calls: Vec<Cow<'_, CallRecord>> = records
+            .iter()
+            .filter_map(|r| match r {
+                LogEvent::Call(c) => Some(c.cleaned()),
+                _ => None,
+            })
+            .collect();
         let mut sessions: Vec<SessionSeen<'_>> = Vec::new();
+        for c in &calls {
+            if merge_into_transcript(&tx, c)? {
+                continue;
+            }
+            insert_call_row(&tx, &(&**c).into())?;
+            match sessions.iter_mut().find(|s| s.id == c.session_id) {
+                Some(s) => s.saw(c),
+                None => sessions.push(SessionSeen::new(c)),
+            }
+        }
         for r in records {
-            match r {
-                LogEvent::Call(c) => {
-                    if merge_into_transcript(&tx, c)? {
-                        continue;
-                    }
-                    insert_call_row(&tx, &c.into())?;
-                    match sessions.iter_mut().find(|s| s.id == c.session_id) {
-                        Some(s) => s.saw(c),
-                        None => sessions.push(SessionSeen::new(c)),
-                    }
-                }
-                LogEvent::Search(s) => insert_search(&tx, s)?,
-                LogEvent::Flush(_) => {}
+            if let LogEvent::Search(s) = r {
+                insert_search(&tx, s)?;
             }
         }
         for s in &sessions {
@@ -257,6 +265,7 @@ impl<'a> SessionSeen<'a> {
 /// Inserts a proxy call. When a transcript already recorded the same client call id, that row is
 /// the call: it keeps the transcript's session and gains the proxy's `via` and duration.
 pub fn insert_call(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<()> {
+    let c = &*c.cleaned();
     if merge_into_transcript(conn, c)? {
         return Ok(());
     }
@@ -353,6 +362,7 @@ pub(super) fn insert_call_row(
 }
 
 pub fn insert_search(conn: &rusqlite::Connection, s: &SearchRecord) -> rusqlite::Result<()> {
+    let s = &*s.cleaned();
     conn.prepare_cached(
         "INSERT INTO searches (ts, session_id, client, mode, result_count, reply_bytes)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

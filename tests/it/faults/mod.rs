@@ -5,6 +5,7 @@
 //! are in tests/it/upstream.rs and tests/it/server/.
 
 mod faulty;
+mod hostile_names;
 mod ingest_kill;
 mod live_db;
 mod orphan;
