@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod clean;
 pub mod doctor;
+pub mod health;
 pub mod ingest;
 pub mod log;
 pub mod promote;

@@ -143,6 +143,14 @@ pub fn database(config: &Config) -> Check {
         }
         Ok(m) => m.len(),
     };
+    // Read before SQLite looks: a header overwritten on disk may still be hidden by the WAL.
+    if let Ok(Some(problem)) = crate::store::health::file_header_problem(&path) {
+        return Check::fail(
+            "database",
+            format!("{p} is corrupt: {problem}"),
+            format!("stop mws, then {fresh}"),
+        );
+    }
     let health = match inspect(&path) {
         Ok(h) => h,
         Err(e) => {

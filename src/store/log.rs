@@ -132,6 +132,7 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool
     // The file the open store writes to: a deleted or replaced database would otherwise swallow
     // every later row without an error (SQLite keeps writing to the unlinked file).
     let mut opened: Option<(u64, u64)> = None;
+    let mut health = super::health::Watch::new(&path);
     // The last batch was full: more rows are waiting, so the next one does not wait out a window.
     let mut backlog = false;
     while let Ok(first) = rx.recv() {
@@ -164,9 +165,13 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool
                 match Store::open(&path).and_then(|s| s.trim_for_serving().map(|()| s)) {
                     Ok(s) => {
                         opened = file_id(&path);
+                        health.opened(opened);
                         store = Some(s);
                     }
                     Err(e) => {
+                        if let StoreError::Sqlite { error, .. } | StoreError::Sql(error) = &e {
+                            health.write_failed(error);
+                        }
                         tracing::error!(
                             "call log: cannot open {}: {e}; {} record(s) not saved",
                             path.display(),
@@ -175,15 +180,21 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool
                     }
                 }
             }
-            if let Some(s) = store.as_mut()
-                && let Err(e) = s.write_log(&records)
-            {
-                tracing::error!(
-                    "call log: write to {} failed: {e}; {} record(s) not saved",
-                    path.display(),
-                    records.len()
-                );
-                store = None;
+            if let Some(s) = store.as_mut() {
+                match s.write_log(&records) {
+                    Ok(()) => health.check_header(),
+                    Err(e) => {
+                        if let StoreError::Sql(error) = &e {
+                            health.write_failed(error);
+                        }
+                        tracing::error!(
+                            "call log: write to {} failed: {e}; {} record(s) not saved",
+                            path.display(),
+                            records.len()
+                        );
+                        store = None;
+                    }
+                }
             }
         }
         if !flushes.is_empty() {

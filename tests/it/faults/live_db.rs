@@ -142,3 +142,93 @@ async fn sqlite3_readers_and_a_promotion_while_serving_lose_nothing() {
     served.stop();
     assert_eq!(served.calls().len(), 6);
 }
+
+/// Random bytes over the first 8 KB of the live `state.db`: calls keep succeeding, stderr says
+/// once that the database is corrupt and rows may be lost, and `mws doctor` reports it. Before,
+/// nothing was said anywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupted_live_database_is_reported_on_stderr_and_by_doctor() {
+    let mut served = serve_demo().await;
+    let db = served.db();
+    for id in 0..3 {
+        call_demo(&served, 10 + id).await;
+    }
+    wait_count(&db, 3, python_count);
+    // A fixed pseudo-random pattern (xorshift), written in place as `dd conv=notrunc` would.
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let junk: Vec<u8> = (0..8192)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::OpenOptions::new().write(true).open(&db).unwrap();
+        f.write_all_at(&junk, 0).unwrap();
+        f.sync_all().unwrap();
+    }
+    for id in 0..3 {
+        call_demo(&served, 20 + id).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        let found = served
+            .stderr
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|l| l.contains("is corrupt"))
+            .cloned();
+        if let Some(l) = found {
+            break l;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "stderr never said the database is corrupt"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let p = db.display();
+    assert!(line.contains("ERROR"), "{line}");
+    assert!(
+        line.contains(&format!("call log: {p} is corrupt (")) && line.contains(&format!(
+            "call rows logged from now on may be lost, and some already there may be too; calls \
+             keep working. Stop mws, copy {p}* aside, then run `mws doctor` for what to do"
+        )),
+        "{line}"
+    );
+    call_demo(&served, 30).await;
+    served.stop();
+    let reports = served
+        .stderr
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains("is corrupt"))
+        .count();
+    assert_eq!(reports, 1, "said more than once");
+
+    let config = served.dir.path().join("doctor.json");
+    std::fs::write(
+        &config,
+        json!({"stateDir": db.parent().unwrap()}).to_string(),
+    )
+    .unwrap();
+    let out = crate::support::serve::mws()
+        .arg("--config")
+        .arg(&config)
+        .arg("doctor")
+        .env("HOME", served.dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!(
+            "{p} is corrupt: its header does not start with \"SQLite format 3\""
+        )),
+        "{text}"
+    );
+}
