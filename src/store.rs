@@ -160,7 +160,12 @@ fn create_private(path: &Path) -> std::io::Result<()> {
         .open(path)
     {
         Ok(file) => drop(file),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        // A directory there: the same error opening it would give (stat opens nothing).
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+                return Err(std::io::Error::from_raw_os_error(libc::EISDIR));
+            }
+        }
         Err(e) => return Err(e),
     }
     Ok(())

@@ -143,14 +143,6 @@ pub fn database(config: &Config) -> Check {
         }
         Ok(m) => m.len(),
     };
-    // Read before SQLite looks: a header overwritten on disk may still be hidden by the WAL.
-    if let Ok(Some(problem)) = crate::store::health::file_header_problem(&path) {
-        return Check::fail(
-            "database",
-            format!("{p} is corrupt: {problem}"),
-            format!("stop mws, then {fresh}"),
-        );
-    }
     let health = match inspect(&path) {
         Ok(h) => h,
         Err(e) => {
@@ -161,6 +153,14 @@ pub fn database(config: &Config) -> Check {
             );
         }
     };
+    // SQLite read it (through the WAL), but the header overwritten on disk may be hidden there.
+    if let Ok(Some(problem)) = crate::store::health::file_header_problem(&path) {
+        return Check::fail(
+            "database",
+            format!("{p} is corrupt: {problem}"),
+            format!("stop mws, then {fresh}"),
+        );
+    }
     if health.integrity != ["ok"] {
         let mut c = Check::fail(
             "database",
