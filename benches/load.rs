@@ -1,7 +1,8 @@
 //! Load and soak (prints figures; not a test): `mws serve --demo` on loopback, CLIENTS concurrent
 //! clients of both eras (modern stateless requests, legacy `initialize` sessions) making REQUESTS
 //! mixed calls, searches and lists, while `mws ingest` and `mws promote` run in a loop against the
-//! same database. Prints failed requests, lost `calls` rows (rows in the database vs forwarded
+//! same database and the `sqlite3` CLI reads it (a user's query, each run opening and closing the
+//! file). Prints failed requests, lost `calls` rows (rows in the database vs forwarded
 //! calls made), RSS samples of the proxy and latency percentiles.
 //!
 //! `cargo bench --bench load --profile dev` (the debug build; drop `--profile dev` for release).
@@ -27,6 +28,10 @@ const DEFAULT_REQUESTS: u64 = 100_000;
 const RSS_EVERY: Duration = Duration::from_secs(2);
 /// Share of the run counted as warm-up for the RSS verdict.
 const WARM_UP: f64 = 0.2;
+
+/// Pause between two runs of the `sqlite3` CLI reader. Lowering it opens and closes the database
+/// more often under the load.
+const READER_PAUSE: Duration = Duration::from_millis(50);
 
 fn mws() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mws"))
@@ -87,6 +92,31 @@ fn background_writers(config: PathBuf, transcript: PathBuf, stop: Arc<AtomicBool
         }
     }
     (runs, failures)
+}
+
+/// Runs `sqlite3 <db> "select count(*) from calls"` until `stop`; returns (runs, failures, runs
+/// after which `state.db-wal` was missing: a reader that believed itself the last connection).
+fn sqlite3_readers(db: PathBuf, stop: Arc<AtomicBool>) -> (u64, u64, u64) {
+    let wal = PathBuf::from(format!("{}-wal", db.display()));
+    let (mut runs, mut failures, mut wal_gone) = (0, 0, 0);
+    while !stop.load(Ordering::Relaxed) {
+        let out = Command::new("sqlite3")
+            .arg(&db)
+            .arg("select count(*) from calls")
+            .stdin(Stdio::null())
+            .output()
+            .expect("the sqlite3 CLI is not installed: run scripts/setup-peers.sh");
+        runs += 1;
+        if !out.status.success() {
+            failures += 1;
+            eprintln!("sqlite3: {}", String::from_utf8_lossy(&out.stderr).trim());
+        }
+        if !wal.exists() {
+            wal_gone += 1;
+        }
+        std::thread::sleep(READER_PAUSE);
+    }
+    (runs, failures, wal_gone)
 }
 
 fn percentile(sorted: &[u32], p: f64) -> f64 {
@@ -150,6 +180,10 @@ fn main() {
         let (c, t, s) = (config.clone(), transcript.clone(), stop.clone());
         std::thread::spawn(move || background_writers(c, t, s))
     };
+    let readers = {
+        let (db, s) = (state.join("state.db"), stop.clone());
+        std::thread::spawn(move || sqlite3_readers(db, s))
+    };
     let issued = Arc::new(AtomicU64::new(0));
     let started = Instant::now();
     let (tallies, rss) = rt.block_on(async {
@@ -203,6 +237,7 @@ fn main() {
     let elapsed = started.elapsed();
     stop.store(true, Ordering::Relaxed);
     let (bg_runs, bg_failures) = writers.join().unwrap();
+    let (reads, read_failures, wal_gone) = readers.join().unwrap();
 
     // SIGTERM: the proxy flushes its call log before exiting.
     Command::new("kill")
@@ -258,6 +293,9 @@ fn main() {
         percentile(&lat, 1.0)
     );
     println!("background: {bg_runs} ingest/promote runs, {bg_failures} failed");
+    println!(
+        "sqlite3 CLI readers: {reads} runs, {read_failures} failed, WAL missing after {wal_gone}"
+    );
     println!(
         "stderr lines from mws serve: {}",
         warnings.load(Ordering::Relaxed)

@@ -18,3 +18,13 @@ fi
 if [ -s tests/peers/package.json ]; then
   (cd tests/peers && npm install --no-audit --no-fund --loglevel=error)
 fi
+
+# The sqlite3 CLI: tests and the load bench read state.db with it while mws serve writes.
+if ! command -v sqlite3 >/dev/null; then
+  if command -v apt-get >/dev/null; then
+    apt-get update -qq && apt-get install -y -qq sqlite3
+  else
+    echo "setup-peers: install the sqlite3 command-line shell" >&2
+    exit 1
+  fi
+fi

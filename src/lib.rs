@@ -11,6 +11,7 @@ pub mod demo;
 pub mod doctor;
 pub mod ingest;
 pub mod mcp;
+pub mod private_file;
 pub mod probe;
 pub mod promote;
 pub mod report;

@@ -3,7 +3,9 @@
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
 pub mod catalog;
+pub mod clean;
 pub mod doctor;
+pub mod health;
 pub mod ingest;
 pub mod log;
 pub mod promote;
@@ -59,6 +61,8 @@ pub enum StoreError {
         error: refinery::Error,
     },
     #[error(transparent)]
+    OpenDir(#[from] crate::private_file::OpenDirError),
+    #[error(transparent)]
     Sql(#[from] rusqlite::Error),
 }
 
@@ -70,6 +74,7 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed, mode 0600, parent dir 0700) and migrates the database at `path`.
+    /// A parent directory other users may write to is refused (`private_file::check_dir`).
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let io = |error| StoreError::Io {
             path: path.to_path_buf(),
@@ -82,15 +87,12 @@ impl Store {
             std::fs::create_dir_all(dir).map_err(io)?;
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
         }
-        // Create the file ourselves so that it is 0600 from the first byte.
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(path)
-            .map_err(io)?;
+        if let Some(dir) = path.parent()
+            && !dir.as_os_str().is_empty()
+        {
+            crate::private_file::check_dir(dir)?;
+        }
+        create_private(path).map_err(io)?;
         let sq = |error| StoreError::Sqlite {
             path: path.to_path_buf(),
             error,
@@ -104,8 +106,9 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON").map_err(sq)?;
         conn.pragma_update(None, "mmap_size", MMAP_BYTES)
             .map_err(sq)?;
-        migrate(&mut conn, &file, path)?;
-        // The -wal and -shm files inherit nothing from the main file: tighten them too.
+        migrate(&mut conn, path)?;
+        // SQLite gives new -wal and -shm files the main file's mode; ones left by an older build
+        // may be wider. chmod goes by path and opens nothing (see `create_private`).
         for suffix in ["-wal", "-shm"] {
             let side = PathBuf::from(format!("{}{suffix}", path.display()));
             if side.exists() {
@@ -139,15 +142,52 @@ impl Store {
     }
 }
 
-/// Runs pending migrations while holding an exclusive lock on the database file, so that two
-/// processes opening a new database at once do not both try to create the tables.
-fn migrate(conn: &mut Connection, file: &File, path: &Path) -> Result<(), StoreError> {
-    file.lock().map_err(|error| StoreError::Io {
+/// Serialises `create_private` within the process (see there).
+static CREATING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Creates the database file with mode 0600 when there is none, so that it is private from the
+/// first byte. An existing file is never opened here: closing any descriptor of a file drops
+/// every POSIX lock the process holds on it, SQLite's own included, and a `sqlite3` reader then
+/// believes it is the last connection, checkpoints and deletes the WAL the proxy still writes to.
+/// A new file has no connection yet; the mutex keeps another thread's `Store::open` from opening
+/// one before the descriptor is closed.
+fn create_private(path: &Path) -> std::io::Result<()> {
+    let _creating = CREATING.lock().unwrap_or_else(|e| e.into_inner());
+    match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(file) => drop(file),
+        // A directory there: the same error opening it would give (stat opens nothing).
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+                return Err(std::io::Error::from_raw_os_error(libc::EISDIR));
+            }
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
+
+/// Runs pending migrations while holding an exclusive lock on the database's directory, so that
+/// two processes opening a new database at once do not both try to create the tables. The lock
+/// is a `flock` on the directory, not on `state.db`: see `create_private` for why the database
+/// file itself must not be opened outside SQLite.
+fn migrate(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let io = |error| StoreError::Io {
         path: path.to_path_buf(),
         error,
-    })?;
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let lock = File::open(dir).map_err(io)?;
+    lock.lock().map_err(io)?;
     let result = embedded::migrations::runner().run(conn);
-    let _ = file.unlock();
+    drop(lock);
     result.map(|_| ()).map_err(|error| StoreError::Migrate {
         path: path.to_path_buf(),
         error,

@@ -2,7 +2,6 @@
 //! overwrite one without `--force`, creates the state dir and database, prints the paths.
 
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use anyhow::Context;
@@ -21,7 +20,7 @@ pub fn run(flag: Option<&Path>, args: InitArgs) -> CmdResult {
         ))
         .into());
     }
-    write_private(&path, DEFAULT_TEXT)
+    crate::private_file::write(&path, DEFAULT_TEXT.as_bytes())
         .with_context(|| format!("{}: cannot write the config", path.display()))?;
     // Load what was just written, so that the state dir is the one every other command will use.
     let loaded = config::load(Some(&path))?;
@@ -36,25 +35,4 @@ pub fn run(flag: Option<&Path>, args: InitArgs) -> CmdResult {
         "next: set \"upstream\" in the config, then run `mws serve`"
     )?;
     Ok(0)
-}
-
-/// Writes `text` to `path` with mode 0600, creating parent directories (0700) as needed.
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent()
-        && !dir.as_os_str().is_empty()
-        && !dir.exists()
-    {
-        std::fs::create_dir_all(dir)?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    // An existing file keeps its mode through open(): tighten it.
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all()
 }

@@ -5,7 +5,6 @@
 
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -20,7 +19,7 @@ use crate::config::Config;
 use crate::promote::{self, Inputs, Outcome, Why, pin_files};
 use crate::store::{PromotionRecord, Store};
 use crate::upstream::{self, CatalogSource};
-use crate::{clock, ingest};
+use crate::{clock, ingest, private_file};
 
 pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     let config = load_config(flag)?.config;
@@ -83,7 +82,6 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     }
 
     let path = config.working_set_path();
-    let tmp = path.with_extension("json.tmp");
     let export = export(&outcome, &now);
     let rec = PromotionRecord {
         now: &now,
@@ -92,12 +90,17 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
         declared: &declared_seen,
         catalog: catalog.as_ref(),
     };
-    let written = store.write_promotion(&rec, || write_private(&tmp, &export));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e.into());
+    // Written and synced before the database commits, put in place after; dropped (the temp
+    // file removed) when the commit fails.
+    let mut pending = None;
+    store.write_promotion(&rec, || {
+        pending = Some(private_file::prepare(&path, export.as_bytes())?);
+        Ok(())
+    })?;
+    if let Some(p) = pending {
+        p.commit()
+            .with_context(|| format!("{}: cannot replace", path.display()))?;
     }
-    std::fs::rename(&tmp, &path).with_context(|| format!("{}: cannot replace", path.display()))?;
     eprintln!(
         "mws promote: {} tool(s) listed; wrote {}",
         outcome.listing.len(),
@@ -217,15 +220,4 @@ fn export(o: &Outcome, now: &str) -> String {
         "{}\n",
         serde_json::to_string_pretty(&v).expect("serializes")
     )
-}
-
-fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all()
 }

@@ -71,6 +71,7 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
                 config.state_dir.display()
             )
         })?;
+    crate::private_file::check_dir(&config.state_dir)?;
     let db = config.db_path();
     let upstream = crate::upstream::connect(&config);
     let log = LogSink::spawn(&db);

@@ -153,6 +153,14 @@ pub fn database(config: &Config) -> Check {
             );
         }
     };
+    // SQLite read it (through the WAL), but the header overwritten on disk may be hidden there.
+    if let Ok(Some(problem)) = crate::store::health::file_header_problem(&path) {
+        return Check::fail(
+            "database",
+            format!("{p} is corrupt: {problem}"),
+            format!("stop mws, then {fresh}"),
+        );
+    }
     if health.integrity != ["ok"] {
         let mut c = Check::fail(
             "database",

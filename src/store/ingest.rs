@@ -194,6 +194,7 @@ impl Store {
             count(record_call(&tx, &row)?);
         }
         for p in &batch.pending {
+            let p = &*p.cleaned();
             if source_key_exists(&tx, &p.source_key)? {
                 count(Outcome::Duplicate);
                 continue;
@@ -322,6 +323,7 @@ fn proxy_row(tx: &Transaction, client_call_id: &str) -> rusqlite::Result<Option<
 /// row for the same client call id (which then carries the transcript's session and keeps its
 /// `via`); else a new row.
 fn record_call(tx: &Transaction, c: &CallRow) -> rusqlite::Result<Outcome> {
+    let c = &*c.cleaned();
     if source_key_exists(tx, &c.source_key)? {
         return Ok(Outcome::Duplicate);
     }

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use std::borrow::Cow;
+
 use rusqlite::params;
 
 use super::{Store, StoreError};
@@ -130,6 +132,7 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool
     // The file the open store writes to: a deleted or replaced database would otherwise swallow
     // every later row without an error (SQLite keeps writing to the unlinked file).
     let mut opened: Option<(u64, u64)> = None;
+    let mut health = super::health::Watch::new(&path);
     // The last batch was full: more rows are waiting, so the next one does not wait out a window.
     let mut backlog = false;
     while let Ok(first) = rx.recv() {
@@ -162,9 +165,13 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool
                 match Store::open(&path).and_then(|s| s.trim_for_serving().map(|()| s)) {
                     Ok(s) => {
                         opened = file_id(&path);
+                        health.opened(opened);
                         store = Some(s);
                     }
                     Err(e) => {
+                        if let StoreError::Sqlite { error, .. } | StoreError::Sql(error) = &e {
+                            health.write_failed(error);
+                        }
                         tracing::error!(
                             "call log: cannot open {}: {e}; {} record(s) not saved",
                             path.display(),
@@ -173,15 +180,21 @@ fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool
                     }
                 }
             }
-            if let Some(s) = store.as_mut()
-                && let Err(e) = s.write_log(&records)
-            {
-                tracing::error!(
-                    "call log: write to {} failed: {e}; {} record(s) not saved",
-                    path.display(),
-                    records.len()
-                );
-                store = None;
+            if let Some(s) = store.as_mut() {
+                match s.write_log(&records) {
+                    Ok(()) => health.check_header(),
+                    Err(e) => {
+                        if let StoreError::Sql(error) = &e {
+                            health.write_failed(error);
+                        }
+                        tracing::error!(
+                            "call log: write to {} failed: {e}; {} record(s) not saved",
+                            path.display(),
+                            records.len()
+                        );
+                        store = None;
+                    }
+                }
             }
         }
         if !flushes.is_empty() {
@@ -201,21 +214,27 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let calls: Vec<Cow<'_, CallRecord>> = records
+            .iter()
+            .filter_map(|r| match r {
+                LogEvent::Call(c) => Some(c.cleaned()),
+                _ => None,
+            })
+            .collect();
         let mut sessions: Vec<SessionSeen<'_>> = Vec::new();
+        for c in &calls {
+            if merge_into_transcript(&tx, c)? {
+                continue;
+            }
+            insert_call_row(&tx, &(&**c).into())?;
+            match sessions.iter_mut().find(|s| s.id == c.session_id) {
+                Some(s) => s.saw(c),
+                None => sessions.push(SessionSeen::new(c)),
+            }
+        }
         for r in records {
-            match r {
-                LogEvent::Call(c) => {
-                    if merge_into_transcript(&tx, c)? {
-                        continue;
-                    }
-                    insert_call_row(&tx, &c.into())?;
-                    match sessions.iter_mut().find(|s| s.id == c.session_id) {
-                        Some(s) => s.saw(c),
-                        None => sessions.push(SessionSeen::new(c)),
-                    }
-                }
-                LogEvent::Search(s) => insert_search(&tx, s)?,
-                LogEvent::Flush(_) => {}
+            if let LogEvent::Search(s) = r {
+                insert_search(&tx, s)?;
             }
         }
         for s in &sessions {
@@ -257,6 +276,7 @@ impl<'a> SessionSeen<'a> {
 /// Inserts a proxy call. When a transcript already recorded the same client call id, that row is
 /// the call: it keeps the transcript's session and gains the proxy's `via` and duration.
 pub fn insert_call(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<()> {
+    let c = &*c.cleaned();
     if merge_into_transcript(conn, c)? {
         return Ok(());
     }
@@ -353,6 +373,7 @@ pub(super) fn insert_call_row(
 }
 
 pub fn insert_search(conn: &rusqlite::Connection, s: &SearchRecord) -> rusqlite::Result<()> {
+    let s = &*s.cleaned();
     conn.prepare_cached(
         "INSERT INTO searches (ts, session_id, client, mode, result_count, reply_bytes)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

@@ -326,6 +326,7 @@ impl Store {
         {
             let mut last_session = String::new();
             for c in calls {
+                let c = &*c.cleaned();
                 if c.session_id != last_session {
                     let source = if c.via.starts_with("transcript:") {
                         c.via.as_str()

@@ -3,7 +3,6 @@
 //! `catalogTtlMs`, and the version number that changes when the content does. Must not talk to
 //! the upstream (the caller lists and hands the result in).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -187,28 +186,7 @@ fn write_catalog(path: &Path, tools_json: &str) -> std::io::Result<()> {
     body.extend_from_slice(b"{\"tools\":");
     body.extend_from_slice(tools_json.as_bytes());
     body.extend_from_slice(b"}\n");
-    write_atomic(path, &body)
-}
-
-/// Writes `path` through a 0600 temp file and a rename, so a reader never sees half a file.
-pub fn write_atomic(path: &Path, body: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
-            .create(dir)?;
-    }
-    let tmp = path.with_extension("json.tmp");
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    let mut f = opts.open(&tmp)?;
-    f.write_all(body)?;
-    f.sync_all()?;
-    drop(f);
-    std::fs::rename(&tmp, path)
+    crate::private_file::write(path, &body)
 }
 
 #[cfg(test)]

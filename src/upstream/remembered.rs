@@ -51,7 +51,7 @@ pub fn render(s: &UpstreamStatus) -> String {
 }
 
 pub fn store(path: &Path, text: &str) {
-    if let Err(e) = super::cache::write_atomic(path, text.as_bytes()) {
+    if let Err(e) = crate::private_file::write(path, text.as_bytes()) {
         tracing::warn!(
             "cannot store the upstream's identity in {}: {e}",
             path.display()

@@ -5,8 +5,11 @@
 //! are in tests/it/upstream.rs and tests/it/server/.
 
 mod faulty;
+mod hostile_names;
 mod ingest_kill;
+mod live_db;
 mod orphan;
+mod private_files;
 mod state;
 
 use std::io::{BufRead, BufReader};
