@@ -2,6 +2,7 @@
 //! loopback. One module per area; shared helpers in `support`.
 
 mod cli;
+mod config;
 mod demo;
 mod doctor;
 mod e2e;
