@@ -19,6 +19,7 @@ use crate::cli::PromoteArgs;
 use crate::config::Config;
 use crate::promote::{self, Inputs, Outcome, Why, pin_files};
 use crate::store::{PromotionRecord, Store};
+use crate::term::safe;
 use crate::upstream::{self, CatalogSource};
 use crate::{clock, ingest};
 
@@ -73,7 +74,7 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     }
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&as_json(&outcome))?)?;
+        writeln!(out, "{}", crate::term::json_pretty(&as_json(&outcome))?)?;
     } else {
         writeln!(out, "{}", table(&outcome))?;
     }
@@ -190,14 +191,15 @@ fn table(o: &Outcome) -> Table {
         let last = d
             .last_success
             .as_deref()
-            .map_or("-", |s| &s[..10.min(s.len())]);
+            .map_or("-", |s| s.get(..10).unwrap_or(s));
+        // Tool names, dates and pin-file paths come from outside: shown with controls escaped.
         t.add_row([
-            d.tool.clone(),
+            safe(&d.tool).into_owned(),
             d.sessions.to_string(),
             d.calls.to_string(),
-            last.to_string(),
+            safe(last).into_owned(),
             format!("{} → {}", yn(d.before), yn(d.after)),
-            d.reason(),
+            safe(&d.reason()).into_owned(),
         ]);
     }
     t

@@ -6,6 +6,7 @@ mod config;
 mod demo;
 mod doctor;
 mod e2e;
+mod escapes;
 mod faults;
 mod report;
 mod server;
