@@ -27,12 +27,18 @@ pub fn is_unsafe(c: char) -> bool {
 /// `s` with every `is_unsafe` character escaped visibly: `\n`, `\r`, `\t`, `\x1b` for the other
 /// ASCII controls, `\u{202e}` for the rest. Borrowed when there is nothing to escape.
 pub fn safe(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unsafe) {
+    escape_except(s, |_| false)
+}
+
+/// `safe`, keeping the characters `keep` says are ours.
+fn escape_except(s: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(|c| is_unsafe(c) && !keep(c)) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
         match c {
+            c if keep(c) => out.push(c),
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
@@ -46,6 +52,38 @@ pub fn safe(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `safe` applied line by line: the line breaks stay, for a message of several lines.
+pub fn safe_lines(s: &str) -> String {
+    s.split('\n').map(safe).collect::<Vec<_>>().join("\n")
+}
+
+/// Standard error for the log: each event's text with terminal controls escaped, except its line
+/// breaks and, when the log is coloured, the formatter's own ESC (tracing escapes ESC and C1
+/// inside logged values itself, not bidi controls or CR).
+pub struct LogWriter {
+    /// True when the log is coloured: ESC is then the formatter's.
+    pub colour: bool,
+}
+
+impl std::io::Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut err = std::io::stderr().lock();
+        match std::str::from_utf8(buf) {
+            Ok(s) => {
+                let colour = self.colour;
+                let text = escape_except(s, |c| c == '\n' || (colour && c == '\u{1b}'));
+                err.write_all(text.as_bytes())?;
+            }
+            // tracing writes whole events, so this is not a split character: pass it on.
+            Err(_) => err.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
 }
 
 /// `safe` for `format!` arguments: `format!("{}", Safe(name))`.
@@ -156,6 +194,7 @@ mod tests {
             assert!(!safe(raw).chars().any(is_unsafe));
         }
         assert!(matches!(safe("plain"), Cow::Borrowed(_)));
+        assert_eq!(safe_lines("a\u{1b}\nb\r"), "a\\x1b\nb\\r");
     }
 
     #[test]

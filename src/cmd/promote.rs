@@ -19,7 +19,7 @@ use crate::cli::PromoteArgs;
 use crate::config::Config;
 use crate::promote::{self, Inputs, Outcome, Why, pin_files};
 use crate::store::{PromotionRecord, Store};
-use crate::term::safe;
+use crate::term::{self, Safe, safe};
 use crate::upstream::{self, CatalogSource};
 use crate::{clock, ingest};
 
@@ -36,13 +36,13 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
             s.files, s.new_calls, s.duplicates, s.skipped_lines
         );
         for (path, message) in &s.errors {
-            eprintln!("mws promote: ingest: {path}: {message}");
+            eprintln!("mws promote: ingest: {}: {}", Safe(path), Safe(message));
         }
     }
     let (catalog, source) = reality_catalog(&config);
     let (declared_seen, warnings) = pin_files::scan(&config.pin_files);
     for w in warnings {
-        eprintln!("mws promote: pinFiles: {w}");
+        eprintln!("mws promote: pinFiles: {}", Safe(&w));
     }
 
     let now_t = clock::now();
@@ -102,7 +102,7 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     eprintln!(
         "mws promote: {} tool(s) listed; wrote {}",
         outcome.listing.len(),
-        path.display()
+        term::path(&path)
     );
     Ok(0)
 }
@@ -118,15 +118,18 @@ fn reality_catalog(config: &Config) -> (Option<Catalog>, &'static str) {
     let file = config.catalog_path();
     match Catalog::load_file(&file) {
         Ok(c) if !c.is_empty() => return (Some(c), "catalog.json"),
-        Ok(_) => eprintln!("mws promote: warning: {}: lists no tools", file.display()),
-        Err(e) if file.exists() => eprintln!("mws promote: warning: {e}"),
+        Ok(_) => eprintln!(
+            "mws promote: warning: {}: lists no tools",
+            term::path(&file)
+        ),
+        Err(e) if file.exists() => eprintln!("mws promote: warning: {}", Safe(&e.to_string())),
         Err(_) => {}
     }
     eprintln!(
         "mws promote: warning: no live upstream list within {} ms and no {}; the reality check \
          is skipped (no tool is dropped)",
         config.timeouts.list_ms,
-        file.display()
+        term::path(&file)
     );
     (None, "skipped")
 }

@@ -31,6 +31,10 @@ fn assert_clean(what: &str, out: &Output) {
         "{what}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert_no_controls(what, out);
+}
+
+fn assert_no_controls(what: &str, out: &Output) {
     for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
         let text = String::from_utf8_lossy(bytes);
         let bad: Vec<String> = text
@@ -163,5 +167,52 @@ fn report_promote_and_search_show_control_characters_escaped() {
     assert!(
         text.contains("finds evil \\x1b]0;title\\x07 things \\u{202e}reversed"),
         "mws search:\n{text}"
+    );
+}
+
+/// Config values and keys with terminal controls: `mws doctor` (text and JSON), the warnings of
+/// `mws promote` and the logs, and a config error, all show them escaped.
+#[test]
+fn doctor_logs_and_config_errors_show_control_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let state = d.join("state\u{1b}[2J\u{202e}");
+    let config = json!({
+        "upstream": {"url": "http://127.0.0.1:9/mcp\u{202e}x"},
+        "stateDir": state,
+        "serverName": "tb\u{1b}]0;pwned\u{7}",
+        "timeouts": {"listMs": 300},
+    });
+    std::fs::write(d.join("c.json"), config.to_string()).unwrap();
+
+    for args in [
+        &["doctor", "--config", "c.json"][..],
+        &["doctor", "--json", "--config", "c.json"][..],
+        &["promote", "--dry-run", "--config", "c.json"][..],
+    ] {
+        let out = mws_in(d).args(args).output().unwrap();
+        let what = format!("mws {args:?}");
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{what}: {out:?}");
+        assert_no_controls(&what, &out);
+    }
+    let doctor = mws_in(d)
+        .args(["doctor", "--config", "c.json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(text.contains("tb\\x1b]0;pwned\\x07"), "{text}");
+
+    std::fs::write(d.join("bad.json"), r#"{"\u001b]0;pwned\u0007\u202e": 1}"#).unwrap();
+    let out = mws_in(d)
+        .args(["serve", "--config", "bad.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_no_controls("mws serve with a bad key", &out);
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("`\\x1b]0;pwned\\x07\\u{202e}`: unknown field"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
