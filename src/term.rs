@@ -2,8 +2,9 @@
 //! config values, paths) made safe to print on a terminal: every character a terminal would act
 //! on instead of showing (C0 and C1 controls, DEL, bidi overrides and isolates, line separators)
 //! is written as a visible escape (`\x1b`, `\n`, `\u{202e}`). Every text renderer passes such
-//! strings through `safe`. Must not be used on JSON output (serde escapes it) or on our own
-//! formatting (table borders, colours).
+//! strings through `safe`; JSON output goes through `json_pretty` instead (same data, escaped
+//! the JSON way); the log through `LogWriter`. Must not be applied to our own formatting (table
+//! borders, colours).
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
