@@ -202,6 +202,20 @@ fn doctor_logs_and_config_errors_show_control_characters_escaped() {
     let text = String::from_utf8_lossy(&doctor.stdout);
     assert!(text.contains("tb\\x1b]0;pwned\\x07"), "{text}");
 
+    // `mws init` prints the paths it wrote, here under a config home with controls in its name.
+    let out = mws_in(d)
+        .env("XDG_CONFIG_HOME", d.join("conf\u{1b}[2J"))
+        .env("XDG_STATE_HOME", d.join("st\u{202e}"))
+        .arg("init")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_no_controls("mws init", &out);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("conf\\x1b[2J/mcp-working-set/config.json"),
+        "{out:?}"
+    );
+
     std::fs::write(d.join("bad.json"), r#"{"\u001b]0;pwned\u0007\u202e": 1}"#).unwrap();
     let out = mws_in(d)
         .args(["serve", "--config", "bad.json"])
