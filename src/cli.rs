@@ -149,10 +149,11 @@ pub fn main() -> i32 {
 fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_env("MWS_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(move || crate::term::LogWriter { colour })
+        .with_ansi(colour)
         .with_target(false)
         .try_init();
 }

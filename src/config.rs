@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+mod checked;
 mod errors;
 mod jsonc;
 mod raw;
 
+pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
 
 /// Default listen port.
@@ -23,15 +25,21 @@ pub const DEFAULT_SERVER_NAME: &str = "toolbox";
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Config {
+    #[serde(deserialize_with = "checked::object")]
     pub upstream: Upstream,
+    #[serde(deserialize_with = "checked::object")]
     pub listen: Listen,
+    #[serde(deserialize_with = "checked::dir_path")]
     pub state_dir: PathBuf,
     pub server_name: String,
     pub backend_hints: BTreeMap<String, String>,
     pub pins: Vec<String>,
     pub pin_files: Vec<String>,
+    #[serde(deserialize_with = "checked::object")]
     pub promote: Promote,
+    #[serde(deserialize_with = "checked::objects")]
     pub transcripts: Vec<TranscriptRoot>,
+    #[serde(deserialize_with = "checked::object")]
     pub timeouts: Timeouts,
     pub compact_descriptions: bool,
     pub search_aliases: BTreeMap<String, Vec<String>>,
@@ -105,6 +113,7 @@ impl TranscriptKind {
 pub struct TranscriptRoot {
     #[serde(rename = "type")]
     pub kind: TranscriptKind,
+    #[serde(deserialize_with = "checked::dir_path")]
     pub root: PathBuf,
     /// Names the upstream had in the client (default: the config's `serverName`).
     #[serde(default)]
@@ -114,8 +123,12 @@ pub struct TranscriptRoot {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 pub struct Timeouts {
+    /// At least `MIN_TIMEOUT_MS`, like `call_ms`.
+    #[serde(deserialize_with = "checked::timeout_ms")]
     pub list_ms: u64,
+    #[serde(deserialize_with = "checked::timeout_ms")]
     pub call_ms: u64,
+    /// 0 is allowed: the catalog is then listed afresh for every request.
     pub catalog_ttl_ms: u64,
 }
 
@@ -323,12 +336,13 @@ fn located(path: &Path, p: Problem) -> ConfigError {
     }
 }
 
-/// Parses config text (JSON, or JSONC with comments and trailing commas). The problem names the
-/// field path and what was expected, with the line and column.
+/// Parses config text (JSON, or JSONC with comments and trailing commas; a leading UTF-8 byte
+/// order mark is skipped). The problem names the field path and what was expected, with the line
+/// and column.
 pub fn parse(text: &str) -> Result<Config, Problem> {
-    let plain = jsonc::strip(text);
+    let plain = jsonc::strip(text.strip_prefix('\u{feff}').unwrap_or(text));
     let mut de = serde_json::Deserializer::from_str(&plain);
-    let config: Config = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+    let checked::Object(config) = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         errors::describe(&path, e.inner())
     })?;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::config::{self, Config};
+use crate::term::Safe;
 
 /// How a check came out. Only `Fail` makes `mws doctor` exit 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -155,6 +156,7 @@ pub fn hints(config: &Config) -> Hints {
 }
 
 /// The diagnosis as text: one line per check, an indented `fix:` under each problem, then hints.
+/// Paths, names and upstream answers in it are shown with terminal controls escaped.
 pub fn text(d: &Diagnosis) -> String {
     let mut out = String::new();
     let width = d.checks.iter().map(|c| c.name.len()).max().unwrap_or(0);
@@ -164,27 +166,28 @@ pub fn text(d: &Diagnosis) -> String {
             "{:<4}  {:<width$}  {}",
             c.status.label(),
             c.name,
-            c.summary
+            Safe(&c.summary)
         );
         let pad = " ".repeat(width + 8);
         for line in &c.details {
-            let _ = writeln!(out, "{pad}{line}");
+            let _ = writeln!(out, "{pad}{}", Safe(line));
         }
         if let Some(fix) = &c.fix {
-            let _ = writeln!(out, "{pad}fix: {fix}");
+            let _ = writeln!(out, "{pad}fix: {}", Safe(fix));
         }
     }
     let h = &d.hints;
     let _ = write!(
         out,
         "\nRegister mws with your clients ({}):\n  Claude Code:  {}\n  Codex (~/.codex/config.toml):\n",
-        h.url, h.claude_code
+        Safe(&h.url),
+        Safe(&h.claude_code)
     );
     for line in h.codex.lines() {
-        let _ = writeln!(out, "    {line}");
+        let _ = writeln!(out, "    {}", Safe(line));
     }
     for n in &h.notes {
-        let _ = writeln!(out, "  {n}");
+        let _ = writeln!(out, "  {}", Safe(n));
     }
     let fails = d.checks.iter().filter(|c| c.status == Status::Fail).count();
     let warns = d.checks.iter().filter(|c| c.status == Status::Warn).count();

@@ -18,4 +18,5 @@ pub mod report;
 pub mod search;
 pub mod server;
 pub mod store;
+pub mod term;
 pub mod upstream;

@@ -10,7 +10,7 @@ use crate::{clock, doctor};
 pub fn run(config: Option<&Path>, args: DoctorArgs) -> CmdResult {
     let d = doctor::diagnose(config, clock::now());
     let out = if args.json {
-        let mut s = serde_json::to_string_pretty(&d).expect("the diagnosis always serializes");
+        let mut s = crate::term::json_pretty(&d).expect("the diagnosis always serializes");
         s.push('\n');
         s
     } else {

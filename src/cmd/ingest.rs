@@ -8,6 +8,7 @@ use super::{CmdResult, load_config};
 use crate::cli::IngestArgs;
 use crate::ingest::{IngestSummary, ingest_all};
 use crate::store::Store;
+use crate::term::Safe;
 
 pub fn run(config: Option<&Path>, args: IngestArgs) -> CmdResult {
     let loaded = load_config(config)?;
@@ -15,8 +16,7 @@ pub fn run(config: Option<&Path>, args: IngestArgs) -> CmdResult {
     let summary = ingest_all(&loaded.config, &mut store, !args.json)?;
     let mut out = std::io::stdout().lock();
     if args.json {
-        serde_json::to_writer_pretty(&mut out, &summary)?;
-        writeln!(out)?;
+        writeln!(out, "{}", crate::term::json_pretty(&summary)?)?;
     } else {
         out.write_all(render(&summary).as_bytes())?;
     }
@@ -24,6 +24,7 @@ pub fn run(config: Option<&Path>, args: IngestArgs) -> CmdResult {
 }
 
 /// The summary as text: one line of figures, then one line per note, malformed file and error.
+/// Paths and messages are shown with terminal controls escaped.
 pub fn render(s: &IngestSummary) -> String {
     let mut text = format!(
         "ingested {} file(s) of {} ({}): {} new call(s), {} duplicate(s), {} merged with proxy rows, {} pending, {} skipped line(s)\n",
@@ -44,19 +45,21 @@ pub fn render(s: &IngestSummary) -> String {
         );
     }
     for root in &s.missing_roots {
-        text += &format!("  no such root: {root}\n");
+        text += &format!("  no such root: {}\n", Safe(root));
     }
     for m in &s.malformed {
         text += &format!(
             "  malformed: {} line(s) in {}, first {}\n",
-            m.count, m.path, m.first
+            m.count,
+            Safe(&m.path),
+            Safe(&m.first)
         );
     }
     if !s.malformed.is_empty() {
         text += "  (MWS_LOG=debug lists every malformed line)\n";
     }
     for (path, message) in &s.errors {
-        text += &format!("  error: {path}: {message}\n");
+        text += &format!("  error: {}: {}\n", Safe(path), Safe(message));
     }
     text
 }
@@ -110,5 +113,32 @@ mod tests {
              (MWS_LOG=debug lists every malformed line)\n  \
              error: /x: permission denied\n"
         );
+    }
+
+    /// Transcript file names and parse messages come from outside: shown with controls escaped.
+    #[test]
+    fn escapes_terminal_controls() {
+        let s = IngestSummary {
+            missing_roots: vec!["/r\u{1b}[2J".into()],
+            errors: vec![("/x\u{202e}".into(), "bad \u{9b}".into())],
+            malformed: vec![Malformed {
+                path: "/a\u{1b}]0;t\u{7}.jsonl".into(),
+                count: 1,
+                first: "/a.jsonl:3: unknown variant `\u{1b}[31m`".into(),
+            }],
+            ..IngestSummary::default()
+        };
+        let text = render(&s);
+        assert!(
+            !text.chars().any(|c| crate::term::is_unsafe(c) && c != '\n'),
+            "{text}"
+        );
+        for shown in [
+            "no such root: /r\\x1b[2J",
+            "in /a\\x1b]0;t\\x07.jsonl, first /a.jsonl:3: unknown variant `\\x1b[31m`",
+            "error: /x\\u{202e}: bad \\u{9b}",
+        ] {
+            assert!(text.contains(shown), "{text}");
+        }
     }
 }

@@ -10,6 +10,7 @@ use super::{CmdResult, UsageError};
 use crate::cli::InitArgs;
 use crate::config::{self, DEFAULT_TEXT};
 use crate::store::Store;
+use crate::term;
 
 pub fn run(flag: Option<&Path>, args: InitArgs) -> CmdResult {
     let path = config::resolve_path(flag);
@@ -27,9 +28,9 @@ pub fn run(flag: Option<&Path>, args: InitArgs) -> CmdResult {
     let db = loaded.config.db_path();
     Store::open(&db)?;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "config:    {}", path.display())?;
-    writeln!(out, "state dir: {}", loaded.config.state_dir.display())?;
-    writeln!(out, "database:  {}", db.display())?;
+    writeln!(out, "config:    {}", term::path(&path))?;
+    writeln!(out, "state dir: {}", term::path(&loaded.config.state_dir))?;
+    writeln!(out, "database:  {}", term::path(&db))?;
     writeln!(
         out,
         "next: set \"upstream\" in the config, then run `mws serve`"

@@ -35,7 +35,8 @@ pub fn exit_code_for(e: &anyhow::Error) -> i32 {
     {
         return 0;
     }
-    eprintln!("mws: {e:#}");
+    // The message may quote a config key, a path or an upstream answer.
+    eprintln!("mws: {}", crate::term::safe_lines(&format!("{e:#}")));
     if e.downcast_ref::<ConfigError>().is_some() || e.downcast_ref::<UsageError>().is_some() {
         2
     } else {

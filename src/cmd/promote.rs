@@ -18,6 +18,7 @@ use crate::cli::PromoteArgs;
 use crate::config::Config;
 use crate::promote::{self, Inputs, Outcome, Why, pin_files};
 use crate::store::{PromotionRecord, Store};
+use crate::term::{self, Safe, safe};
 use crate::upstream::{self, CatalogSource};
 use crate::{clock, ingest, private_file};
 
@@ -34,13 +35,13 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
             s.files, s.new_calls, s.duplicates, s.skipped_lines
         );
         for (path, message) in &s.errors {
-            eprintln!("mws promote: ingest: {path}: {message}");
+            eprintln!("mws promote: ingest: {}: {}", Safe(path), Safe(message));
         }
     }
     let (catalog, source) = reality_catalog(&config);
     let (declared_seen, warnings) = pin_files::scan(&config.pin_files);
     for w in warnings {
-        eprintln!("mws promote: pinFiles: {w}");
+        eprintln!("mws promote: pinFiles: {}", Safe(&w));
     }
 
     let now_t = clock::now();
@@ -72,7 +73,7 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     }
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&as_json(&outcome))?)?;
+        writeln!(out, "{}", crate::term::json_pretty(&as_json(&outcome))?)?;
     } else {
         writeln!(out, "{}", table(&outcome))?;
     }
@@ -104,7 +105,7 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     eprintln!(
         "mws promote: {} tool(s) listed; wrote {}",
         outcome.listing.len(),
-        path.display()
+        term::path(&path)
     );
     Ok(0)
 }
@@ -120,15 +121,18 @@ fn reality_catalog(config: &Config) -> (Option<Catalog>, &'static str) {
     let file = config.catalog_path();
     match Catalog::load_file(&file) {
         Ok(c) if !c.is_empty() => return (Some(c), "catalog.json"),
-        Ok(_) => eprintln!("mws promote: warning: {}: lists no tools", file.display()),
-        Err(e) if file.exists() => eprintln!("mws promote: warning: {e}"),
+        Ok(_) => eprintln!(
+            "mws promote: warning: {}: lists no tools",
+            term::path(&file)
+        ),
+        Err(e) if file.exists() => eprintln!("mws promote: warning: {}", Safe(&e.to_string())),
         Err(_) => {}
     }
     eprintln!(
         "mws promote: warning: no live upstream list within {} ms and no {}; the reality check \
          is skipped (no tool is dropped)",
         config.timeouts.list_ms,
-        file.display()
+        term::path(&file)
     );
     (None, "skipped")
 }
@@ -193,14 +197,15 @@ fn table(o: &Outcome) -> Table {
         let last = d
             .last_success
             .as_deref()
-            .map_or("-", |s| &s[..10.min(s.len())]);
+            .map_or("-", |s| s.get(..10).unwrap_or(s));
+        // Tool names, dates and pin-file paths come from outside: shown with controls escaped.
         t.add_row([
-            d.tool.clone(),
+            safe(&d.tool).into_owned(),
             d.sessions.to_string(),
             d.calls.to_string(),
-            last.to_string(),
+            safe(last).into_owned(),
             format!("{} → {}", yn(d.before), yn(d.after)),
-            d.reason(),
+            safe(&d.reason()).into_owned(),
         ]);
     }
     t

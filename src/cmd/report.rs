@@ -54,9 +54,9 @@ pub fn run(config: Option<&Path>, args: ReportArgs) -> CmdResult {
     Ok(0)
 }
 
-/// The report as pretty JSON with a trailing newline.
+/// The report as pretty JSON with a trailing newline; names stay inert on a terminal.
 pub fn json(report: &Report) -> String {
-    let mut s = serde_json::to_string_pretty(report).expect("the report always serializes");
+    let mut s = crate::term::json_pretty(report).expect("the report always serializes");
     s.push('\n');
     s
 }

@@ -14,6 +14,7 @@ use crate::catalog::Catalog;
 use crate::cli::SearchArgs;
 use crate::config::Config;
 use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions};
+use crate::term::Safe;
 
 pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     let loaded = load_config(config)?;
@@ -98,7 +99,7 @@ fn write_human(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
     let scope = j
         .get("backend")
         .and_then(Value::as_str)
-        .map(|b| format!(" in {b}"))
+        .map(|b| format!(" in {}", Safe(b)))
         .unwrap_or_default();
     writeln!(
         out,
@@ -118,7 +119,7 @@ fn write_human(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
             let label = g
                 .get("label")
                 .and_then(Value::as_str)
-                .map(|l| format!(" ({l})"))
+                .map(|l| format!(" ({})", Safe(l)))
                 .unwrap_or_default();
             let extra = g
                 .get("more")
@@ -128,8 +129,8 @@ fn write_human(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
             writeln!(
                 out,
                 "{}{label}: {}{extra}",
-                g["backend"].as_str().unwrap_or(""),
-                tools.join(" ")
+                Safe(g["backend"].as_str().unwrap_or("")),
+                Safe(&tools.join(" "))
             )?;
         }
         return Ok(());
@@ -144,27 +145,27 @@ fn write_human(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
             out,
             "{:>2}. {}{listed}",
             i + 1,
-            r["name"].as_str().unwrap_or("")
+            Safe(r["name"].as_str().unwrap_or(""))
         )?;
         let desc = r["description"].as_str().unwrap_or("");
         let first = desc.lines().next().unwrap_or("");
-        writeln!(out, "    {}", crate::search::trim_text(first, 160))?;
+        writeln!(out, "    {}", Safe(&crate::search::trim_text(first, 160)))?;
         if let Some(c) = r.get("call_tool") {
-            writeln!(out, "    call_tool {c}")?;
+            writeln!(out, "    call_tool {}", Safe(&c.to_string()))?;
         }
         if let Some(e) = reply.explain.get(i) {
             write_explain_one(out, e)?;
         }
     }
     if let Some(h) = j.get("hint").and_then(Value::as_str) {
-        writeln!(out, "hint: {h}")?;
+        writeln!(out, "hint: {}", Safe(h))?;
     }
     Ok(())
 }
 
 fn write_explain(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
     for e in &reply.explain {
-        writeln!(out, "{}", e.name)?;
+        writeln!(out, "{}", Safe(&e.name))?;
         write_explain_one(out, e)?;
     }
     Ok(())
@@ -184,7 +185,7 @@ fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::i
             .map(|(f, n)| format!("{f} {n}"))
             .collect();
         let via = if w.synonym {
-            format!(" (synonym {})", w.term)
+            format!(" (synonym {})", Safe(&w.term))
         } else {
             String::new()
         };
@@ -196,7 +197,7 @@ fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::i
         writeln!(
             out,
             "      {}{via}: {} → tf~ {:.2}, idf {:.2}, score {:.3}{others}",
-            w.word,
+            Safe(&w.word),
             tf.join(", "),
             w.tf_combined,
             w.idf,

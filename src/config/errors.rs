@@ -28,7 +28,12 @@ pub fn describe(path: &str, err: &serde_json::Error) -> Problem {
     };
     Problem {
         line: err.line(),
-        column: err.column(),
+        // serde_json says column 0 before the first character of a line; editors count from 1.
+        column: if err.line() > 0 {
+            err.column().max(1)
+        } else {
+            0
+        },
         message,
     }
 }
@@ -67,17 +72,15 @@ fn data_message(path: &str, text: &str) -> String {
         .or_else(|| text.strip_prefix("invalid value: "))
         && let Some((found, expected)) = rest.split_once(", expected ")
     {
-        let field = if path.is_empty() || path == "." {
-            "the top level".to_string()
-        } else {
-            format!("`{path}`")
-        };
         let found = match found {
             "map" => "an object",
             "sequence" => "an array",
             f => f,
         };
-        return format!("{field}: expected {}, found {found}", plain(expected));
+        if path.is_empty() || path == "." {
+            return format!("the config must be a JSON object, found {found}");
+        }
+        return format!("`{path}`: expected {}, found {found}", plain(expected));
     }
     if path.is_empty() || path == "." {
         text.to_string()

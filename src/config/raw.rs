@@ -12,7 +12,9 @@ use super::{HttpUpstream, StdioUpstream, Upstream};
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(super) struct RawUpstream {
+    #[serde(default, deserialize_with = "super::checked::http_url")]
     url: Option<String>,
+    #[serde(default, deserialize_with = "super::checked::headers")]
     headers: Option<BTreeMap<String, String>>,
     command: Option<String>,
     args: Option<Vec<String>>,

@@ -20,7 +20,7 @@ fn outcome(input: &str) -> String {
 fn messages() {
     let cases = [
         ("{}", "ok"),
-        ("", "1:0: invalid JSON: EOF while parsing a value"),
+        ("", "1:1: invalid JSON: EOF while parsing a value"),
         (
             "{\n  \"listen\": {\"port\": 1}\n  \"pins\": []\n}",
             "3:3: invalid JSON: expected `,` or `}`",
@@ -70,7 +70,7 @@ fn messages() {
         ),
         (
             "{\"upstream\": {}}",
-            "1:16: `upstream`: expected `url` (Streamable HTTP) or `command` (a stdio child)",
+            "1:15: `upstream`: expected `url` (Streamable HTTP) or `command` (a stdio child)",
         ),
         (
             "{\"listen\": {\"host\": \"0.0.0.0\"}}",
@@ -94,6 +94,123 @@ fn messages() {
     for (input, want) in cases {
         assert_eq!(outcome(input), want, "input: {input}");
     }
+}
+
+/// Inputs the types alone let through: each is refused with the field, the place and the reason.
+#[test]
+fn checked_values() {
+    let http =
+        |extra: &str| format!("{{\"upstream\": {{\"url\": \"http://127.0.0.1:1/mcp\"{extra}}}}}");
+    let header = |name: &str, value: &str| {
+        http(&format!(
+            ", \"headers\": {{{}: {}}}",
+            json(name),
+            json(value)
+        ))
+    };
+    let cases: Vec<(String, &str)> = vec![
+        (
+            "[{\"url\": \"http://127.0.0.1:1/mcp\"}, {\"host\": \"::1\"}]".into(),
+            "1:1: the config must be a JSON object, found an array",
+        ),
+        (
+            "\"x\"".into(),
+            "1:3: the config must be a JSON object, found string \"x\"",
+        ),
+        (
+            "{\"listen\": [\"::1\", 80]}".into(),
+            "1:11: `listen`: expected an object, found an array",
+        ),
+        (
+            "{\"transcripts\": [[\"codex\", \"~/c\"]]}".into(),
+            "1:17: `transcripts[0]`: expected an object, found an array",
+        ),
+        (
+            "{\"upstream\": [\"http://127.0.0.1:1/mcp\"]}".into(),
+            "1:13: `upstream`: expected an object, found an array",
+        ),
+        ("\u{feff}{\"pins\": [\"a\"]}".into(), "ok"),
+        (
+            "{\"stateDir\": \"\"}".into(),
+            "1:16: `stateDir`: expected a directory path, found an empty string",
+        ),
+        (
+            "{\"timeouts\": {\"callMs\": 0}}".into(),
+            "1:26: `timeouts.callMs`: 0 is too short: the minimum is 1 (milliseconds)",
+        ),
+        (
+            "{\"timeouts\": {\"listMs\": 0}}".into(),
+            "1:26: `timeouts.listMs`: 0 is too short: the minimum is 1 (milliseconds)",
+        ),
+        ("{\"timeouts\": {\"catalogTtlMs\": 0}}".into(), "ok"),
+        (
+            "{\"upstream\": {\"url\": \"file:///etc/passwd\"}}".into(),
+            "1:42: `upstream.url`: a URL with scheme \"file\" is not supported: expected \
+             http:// or https:// and a host",
+        ),
+        (
+            "{\"upstream\": {\"url\": \"ftp://127.0.0.1/mcp\"}}".into(),
+            "1:43: `upstream.url`: a URL with scheme \"ftp\" is not supported: expected \
+             http:// or https:// and a host",
+        ),
+        (
+            "{\"upstream\": {\"url\": \"javascript:alert(1)\"}}".into(),
+            "1:43: `upstream.url`: a URL with scheme \"javascript\" is not supported: expected \
+             http:// or https:// and a host",
+        ),
+        (
+            "{\"upstream\": {\"url\": \"127.0.0.1:4483/mcp\"}}".into(),
+            "1:42: `upstream.url`: not a URL (relative URL without a base): expected \
+             http:// or https:// and a host",
+        ),
+        (
+            "{\"upstream\": {\"url\": \"http://\"}}".into(),
+            "1:31: `upstream.url`: not a URL (empty host): expected http:// or https:// and a host",
+        ),
+        (http(""), "ok"),
+        (header("Authorization", "Bearer ${TOKEN}"), "ok"),
+        (
+            header("X-A\r\nX-B", "v"),
+            "1:78: `upstream.headers`: header name \"X-A\\r\\nX-B\" is not valid in HTTP",
+        ),
+        (
+            header("", "v"),
+            "1:68: `upstream.headers`: header name \"\" is not valid in HTTP",
+        ),
+        (
+            header("Authorization", "Bearer s3cret\r\nX-Evil: 1"),
+            "1:106: `upstream.headers`: the value of header \"Authorization\" holds a character \
+             not allowed in HTTP (a line break or another control character); the value is not shown",
+        ),
+        (
+            header("Authorization", "Bearer ${}"),
+            "1:90: `upstream.headers`: empty ${} in header \"Authorization\": write ${NAME} with \
+             the name of an environment variable",
+        ),
+        (
+            header("Authorization", "Bearer ${TOKEN"),
+            "1:94: `upstream.headers`: unclosed ${ in header \"Authorization\": write ${NAME} with \
+             the name of an environment variable",
+        ),
+        (
+            header("Authorization", "Bearer ${MY-TOKEN}"),
+            "1:98: `upstream.headers`: ${...} in header \"Authorization\" is not an environment \
+             variable name (letters, digits and _, not starting with a digit); the value is not shown",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (input, want) in cases {
+        let got = outcome(&input);
+        assert!(!got.contains("s3cret"), "a header value was printed: {got}");
+        if got != want {
+            wrong.push(format!("input: {input}\n  got:  {got}\n  want: {want}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+fn json(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The report as text: a few lines and comfy-table tables, fitted to a width. Colour only when
-//! asked (the command asks on a terminal). Pure: the caller decides width and colour.
+//! asked (the command asks on a terminal). Pure: the caller decides width and colour. Every
+//! string from the store, the catalog, the upstream or the config goes through `term::safe`.
 
 use std::fmt::Write as _;
 
@@ -9,6 +10,7 @@ use time::OffsetDateTime;
 
 use super::{ListedTool, Report, ToolOut};
 use crate::clock;
+use crate::term::{Safe, safe};
 
 /// How to draw.
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,12 +29,12 @@ pub fn text(r: &Report, style: Style) -> String {
     let _ = writeln!(
         out,
         "mws report · last {} ({} → {}) · tokens: {}",
-        r.window.label,
-        short_time(&r.window.since),
-        short_time(&r.window.until),
+        Safe(&r.window.label),
+        Safe(&short_time(&r.window.since)),
+        Safe(&short_time(&r.window.until)),
         r.tokenizer
     );
-    let _ = writeln!(out, "{}", upstream_line(r));
+    let _ = writeln!(out, "{}", safe(&upstream_line(r)));
 
     out.push_str("\nWhat a client is sent with every request\n");
     out.push_str(&sizes_table(r, style));
@@ -85,7 +87,7 @@ pub fn text(r: &Report, style: Style) -> String {
         let modes: Vec<String> = s
             .by_mode
             .iter()
-            .map(|(m, n)| format!("{m} {}", num(n.as_u64().unwrap_or(0))))
+            .map(|(m, n)| format!("{} {}", Safe(m), num(n.as_u64().unwrap_or(0))))
             .collect();
         t.add_row(vec![
             right(num(s.count)),
@@ -117,7 +119,7 @@ pub fn text(r: &Report, style: Style) -> String {
         t.set_header(cells(&["client", "calls", "errors", "sessions"]));
         for cl in &r.clients {
             t.add_row(vec![
-                Cell::new(cl.client.as_deref().unwrap_or("(unknown)")),
+                text_cell(cl.client.as_deref().unwrap_or("(unknown)")),
                 right(num(cl.calls)),
                 right(num(cl.errors)),
                 right(num(cl.sessions)),
@@ -207,7 +209,7 @@ fn listed_table(listed: &[ListedTool], now: OffsetDateTime, style: Style) -> Str
         "#", "tool", "why", "since", "tokens", "calls", "errors", "sessions", "last ok",
     ]));
     for l in listed {
-        let mut why = Cell::new(match l.position {
+        let mut why = text_cell(&match l.position {
             None => format!("{} (gone upstream)", l.reason),
             Some(_) => l.reason.clone(),
         });
@@ -223,9 +225,9 @@ fn listed_table(listed: &[ListedTool], now: OffsetDateTime, style: Style) -> Str
                     .map(|p| p.to_string())
                     .unwrap_or_else(|| "-".into()),
             ),
-            Cell::new(&l.name),
+            text_cell(&l.name),
             why,
-            Cell::new(l.since.as_deref().map(short_date).unwrap_or_default()),
+            text_cell(&l.since.as_deref().map(short_date).unwrap_or_default()),
             right(if l.position.is_some() {
                 num(l.tokens as u64)
             } else {
@@ -261,7 +263,7 @@ fn candidates_table(tools: &[ToolOut], now: OffsetDateTime, style: Style) -> Str
             format!("{} (not in catalog)", c.name)
         };
         t.add_row(vec![
-            Cell::new(name),
+            text_cell(&name),
             right(num(c.usage.calls)),
             right(num(c.usage.errors)),
             right(num(c.usage.ok_sessions)),
@@ -283,6 +285,11 @@ fn table(style: Style) -> Table {
         t.set_width(w);
     }
     t
+}
+
+/// A left-aligned cell of text from outside, made safe for a terminal.
+fn text_cell(s: &str) -> Cell {
+    Cell::new(safe(s))
 }
 
 fn cells(names: &[&str]) -> Vec<Cell> {

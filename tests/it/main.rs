@@ -2,9 +2,11 @@
 //! loopback. One module per area; shared helpers in `support`.
 
 mod cli;
+mod config;
 mod demo;
 mod doctor;
 mod e2e;
+mod escapes;
 mod faults;
 mod report;
 mod server;
