@@ -24,14 +24,17 @@ pub struct Probe {
     pub catalog_file_error: Option<String>,
 }
 
-/// The configured upstream as a user would recognise it: the URL, or the command line.
+/// The configured upstream as a user would recognise it: the URL, or the command line, with
+/// credentials masked (`upstream::redact`).
 pub fn target(config: &Config) -> String {
     match &config.upstream {
-        config::Upstream::Http(h) => h.url.clone(),
-        config::Upstream::Stdio(s) => std::iter::once(s.command.as_str())
-            .chain(s.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
+        config::Upstream::Http(h) => upstream::redact::url(&h.url),
+        config::Upstream::Stdio(s) => upstream::redact::text(
+            &std::iter::once(s.command.as_str())
+                .chain(s.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
     }
 }
 

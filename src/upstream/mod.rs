@@ -6,6 +6,7 @@ mod cache;
 mod conn;
 mod http;
 mod probe;
+pub mod redact;
 pub mod related;
 mod remembered;
 mod resume;
@@ -139,6 +140,13 @@ pub fn connect(config: &Config) -> Arc<dyn Upstream> {
 
 /// The upstream's last known identity, beside `catalog.json` in the state dir.
 pub const REMEMBERED_FILE: &str = "upstream.json";
+
+/// The most mws buffers of one upstream message: an HTTP answer body, one SSE event, one stdio
+/// line. The largest real tool results (a file or an image as base64) are a few MB; 32 MiB leaves
+/// room for those while a runaway upstream costs at most a few times this much memory (the bytes,
+/// the parsed value, the reply). Raising it admits bigger answers at that memory cost; an answer
+/// over it fails its call with an error naming the cap.
+pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
 
 /// Upstream notifications buffered per slow receiver before the oldest are dropped.
 const NOTIFICATION_BUFFER: usize = 256;

@@ -65,11 +65,14 @@ impl StdioWire {
         }
     }
 
+    /// The command line as it may be shown (URLs in it masked by `redact::text`).
     fn describe(&self) -> String {
-        std::iter::once(self.cfg.command.as_str())
-            .chain(self.cfg.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ")
+        super::redact::text(
+            &std::iter::once(self.cfg.command.as_str())
+                .chain(self.cfg.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
     }
 
     fn spawn(&self) -> Result<Live, WireError> {
