@@ -353,7 +353,7 @@ impl Wire for HttpWire {
                     if dec.buffered() > cap || events.iter().any(|e| e.data.len() > cap) {
                         tracing::warn!(
                             "an event on the upstream's notification stream is larger than {}, the cap on one upstream message; reopening the stream",
-                            body::cap_text()
+                            super::cap_text()
                         );
                         break;
                     }

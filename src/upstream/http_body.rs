@@ -4,18 +4,8 @@
 
 use futures_util::StreamExt;
 
-use super::super::MAX_MESSAGE_BYTES;
+use super::super::{MAX_MESSAGE_BYTES, cap_text};
 use super::WireError;
-
-/// The cap in words for error messages ("32 MiB").
-pub fn cap_text() -> String {
-    let mib = MAX_MESSAGE_BYTES / (1024 * 1024);
-    if mib * 1024 * 1024 == MAX_MESSAGE_BYTES {
-        format!("{mib} MiB")
-    } else {
-        format!("{MAX_MESSAGE_BYTES} bytes")
-    }
-}
 
 /// The error for an answer to `method` that outgrew the cap.
 pub fn too_large(method: &str, what: &str) -> WireError {

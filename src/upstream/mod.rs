@@ -148,6 +148,11 @@ pub const REMEMBERED_FILE: &str = "upstream.json";
 /// over it fails its call with an error naming the cap.
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
 
+/// `MAX_MESSAGE_BYTES` in words for error messages ("32 MiB").
+fn cap_text() -> String {
+    format!("{} MiB", MAX_MESSAGE_BYTES / (1024 * 1024))
+}
+
 /// Upstream notifications buffered per slow receiver before the oldest are dropped.
 const NOTIFICATION_BUFFER: usize = 256;
 

@@ -9,12 +9,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::oneshot;
 
 use super::wire::{OnNotification, Outgoing, Wire, WireError, answer_server_request};
 use crate::config::StdioUpstream;
+
+#[path = "stdio_io.rs"]
+mod io;
 
 /// Wait before the second restart in a row; it doubles per further exit. Raising it spares a
 /// crash-looping command, lowering it brings a flaky one back sooner.
@@ -31,7 +34,14 @@ struct Live {
     pending: Pending,
     /// Set by the reader when stdout closes (the child exited or closed it).
     dead: Arc<Mutex<Option<String>>>,
+    /// The child's last stderr lines.
+    tail: io::SharedTail,
+    /// The stdout reader; it ends after setting `dead`.
+    reader: tokio::task::JoinHandle<()>,
 }
+
+/// `dead`'s reason when the child simply closed its stdout.
+const CLOSED: &str = "it closed its output";
 
 #[derive(Default)]
 struct Restarts {
@@ -95,34 +105,49 @@ impl StdioWire {
         let stderr = child.stderr.take().expect("piped");
         let pending: Pending = Arc::default();
         let dead: Arc<Mutex<Option<String>>> = Arc::default();
-        let name = self.cfg.command.clone();
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                tracing::info!(target: "mws::upstream", upstream = %name, "{line}");
-            }
-        });
-        let (p, d, w, note) = (
+        let tail = io::SharedTail::default();
+        let copier = tokio::spawn(io::copy_stderr(
+            BufReader::new(stderr),
+            self.cfg.command.clone(),
+            tail.clone(),
+        ));
+        let (p, d, w, note, t, shown) = (
             pending.clone(),
             dead.clone(),
             stdin.clone(),
             self.on_note.clone(),
+            tail.clone(),
+            self.describe(),
         );
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
-            loop {
-                match lines.next_line().await {
-                    Ok(Some(line)) => route_line(&line, &p, &w, &note).await,
-                    Ok(None) => break,
-                    Err(e) => {
-                        *d.lock().unwrap() = Some(format!("reading its output failed: {e}"));
-                        break;
+        let reader = tokio::spawn(async move {
+            let mut out = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            let cap = super::MAX_MESSAGE_BYTES;
+            let why = loop {
+                match io::read_line(&mut out, &mut buf, cap).await {
+                    Ok(Some(false)) => {
+                        route_line(&String::from_utf8_lossy(&buf), &p, &w, &note).await
                     }
+                    Ok(Some(true)) => {
+                        break format!(
+                            "it wrote a line larger than {}, the cap on one upstream message, \
+                             and was stopped",
+                            super::cap_text()
+                        );
+                    }
+                    Ok(None) => break CLOSED.to_string(),
+                    Err(e) => break format!("reading its output failed: {e}"),
                 }
+            };
+            drop(out);
+            // Its last words on stderr come with the news of its end.
+            let _ = tokio::time::timeout(io::STDERR_DRAIN, copier).await;
+            let lines = t.lock().unwrap().joined(" | ");
+            if !lines.is_empty() {
+                tracing::warn!(target: "mws::upstream",
+                    "upstream `{shown}` stopped ({why}); its last stderr lines: {lines}");
             }
-            d.lock()
-                .unwrap()
-                .get_or_insert_with(|| "it closed its output".into());
+            d.lock().unwrap().get_or_insert(why);
             // Dropping the senders fails every waiting request at once.
             p.lock().unwrap().clear();
         });
@@ -134,16 +159,25 @@ impl StdioWire {
             stdin,
             pending,
             dead,
+            tail,
+            reader,
         })
     }
 
     /// Why the child is gone, if it is (its exit status when it has exited).
-    fn gone(live: &mut Live) -> Option<String> {
-        let reason = live.dead.lock().unwrap().clone();
-        match live.child.try_wait() {
-            Ok(Some(status)) => Some(format!("it exited ({status})")),
-            _ => reason,
+    async fn gone(live: &mut Live) -> Option<String> {
+        let exited = matches!(live.child.try_wait(), Ok(Some(_)));
+        if exited && !live.reader.is_finished() {
+            // Let the reader record why and what the child said last.
+            let _ = tokio::time::timeout(io::STDERR_DRAIN * 2, &mut live.reader).await;
         }
+        let reason = live.dead.lock().unwrap().clone();
+        let why = match (reason, live.child.try_wait()) {
+            (Some(r), _) if r != CLOSED => r,
+            (_, Ok(Some(status))) => format!("it exited ({status})"),
+            (r, _) => r?,
+        };
+        Some(why)
     }
 
     fn note_exit(&self, why: String) {
@@ -212,10 +246,12 @@ impl Wire for StdioWire {
     async fn connect(&self) -> Result<u64, WireError> {
         let mut live = self.live.lock().await;
         if let Some(l) = live.as_mut() {
-            match Self::gone(l) {
+            match Self::gone(l).await {
                 None => return Ok(self.generation.load(Ordering::SeqCst)),
                 Some(why) => {
                     tracing::warn!(target: "mws::upstream", "upstream `{}` stopped: {why}; restarting", self.describe());
+                    // The reader showed the stderr tail; errors carry it.
+                    let why = with_tail(why, &l.tail);
                     *live = None;
                     self.note_exit(why);
                 }
@@ -239,24 +275,29 @@ impl Wire for StdioWire {
 
     async fn request(&self, out: Outgoing<'_>) -> Result<(u16, Value), WireError> {
         let key = out.msg.get("id").map(Value::to_string).unwrap_or_default();
-        let (rx, pending, stdin) = {
+        let (rx, pending, stdin, dead, tail) = {
             let live = self.live.lock().await;
             let Some(l) = live.as_ref() else {
                 return Err(WireError::Down("upstream process is not running".into()));
             };
             let (tx, rx) = oneshot::channel();
             l.pending.lock().unwrap().insert(key.clone(), tx);
-            (rx, l.pending.clone(), l.stdin.clone())
+            let dead = l.dead.clone();
+            (rx, l.pending.clone(), l.stdin.clone(), dead, l.tail.clone())
         };
         let _guard = PendingGuard(&pending, key);
         write_line(&stdin, out.msg).await?;
         match rx.await {
             Ok(msg) => Ok((200, msg)),
-            Err(_) => Err(WireError::Down(format!(
-                "upstream `{}` exited before answering {}",
-                self.describe(),
-                out.method
-            ))),
+            Err(_) => {
+                let why = dead.lock().unwrap().clone();
+                let why = with_tail(why.unwrap_or_else(|| CLOSED.into()), &tail);
+                Err(WireError::Down(format!(
+                    "upstream `{}` exited before answering {}: {why}",
+                    self.describe(),
+                    out.method
+                )))
+            }
         }
     }
 
@@ -311,6 +352,16 @@ impl Wire for StdioWire {
 
     fn healthy(&self) {
         *self.restarts.lock().unwrap() = Restarts::default();
+    }
+}
+
+/// `why` followed by the child's last stderr lines, if it wrote any.
+fn with_tail(why: String, tail: &io::SharedTail) -> String {
+    let lines = tail.lock().unwrap().joined(" | ");
+    if lines.is_empty() {
+        why
+    } else {
+        format!("{why}; its last stderr lines: {lines}")
     }
 }
 
