@@ -88,7 +88,7 @@ pub async fn probe_with(up: Arc<dyn Upstream>, config: &Config, budget: Duration
         if path.exists() {
             match Catalog::load_file(&path) {
                 Ok(c) => {
-                    out.catalog = Arc::new(c);
+                    out.catalog = Arc::new(c.into_checked());
                     out.catalog_source = "catalog.json";
                 }
                 Err(e) => out.catalog_file_error = Some(e.to_string()),

@@ -78,6 +78,10 @@ for line in sys.stdin:
             n = int(msg["params"].get("arguments", {}).get("bytes", 1000))
             text(mid, "x" * n)
             continue
+        if name == "also_good":
+            send({"jsonrpc": "2.0", "id": mid, "result": {
+                "content": [{"type": "text", "text": '{"n": 1}'}], "structuredContent": {"n": 1}}})
+            continue
         text(mid, "echoed")
     else:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
