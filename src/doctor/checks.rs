@@ -244,6 +244,14 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
         }
     };
     let s = &p.status;
+    if let Some(e) = &s.list_error {
+        return Check::fail(
+            "upstream",
+            format!("{target}: answers, but its tool list cannot be used"),
+            "fix the upstream server's tools/list answer",
+        )
+        .detail(e.clone());
+    }
     if s.reachable {
         let era = s.era.map(|e| e.as_str()).unwrap_or("era unknown");
         let server = s

@@ -110,6 +110,11 @@ impl Conn {
         s.last_error = Some(e.to_string());
     }
 
+    /// Records (or, `None`, clears) what was wrong with the last `tools/list` answer.
+    pub fn note_list_error(&self, why: Option<String>) {
+        self.status.lock().unwrap().list_error = why;
+    }
+
     fn note_ok(&self) {
         let mut s = self.status.lock().unwrap();
         s.reachable = true;

@@ -56,6 +56,9 @@ pub struct UpstreamStatus {
     pub instructions: Option<String>,
     pub reachable: bool,
     pub last_error: Option<String>,
+    /// The upstream answered `tools/list` with something unusable (not a tools array, an
+    /// error): what and what was expected. Kept until a list succeeds, even while calls do.
+    pub list_error: Option<String>,
 }
 
 /// Who is calling, passed from the downstream request to the upstream one.
@@ -138,6 +141,20 @@ pub fn connect(config: &Config) -> Arc<dyn Upstream> {
     Remote::connect(config)
 }
 
+/// The configured upstream as a user would recognise it: the URL, or the command line, with
+/// credentials masked (`redact`).
+pub fn target(config: &Config) -> String {
+    match &config.upstream {
+        crate::config::Upstream::Http(h) => redact::url(&h.url),
+        crate::config::Upstream::Stdio(s) => redact::text(
+            &std::iter::once(s.command.as_str())
+                .chain(s.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    }
+}
+
 /// The upstream's last known identity, beside `catalog.json` in the state dir.
 pub const REMEMBERED_FILE: &str = "upstream.json";
 
@@ -172,6 +189,8 @@ struct Inner {
     list_budget: Duration,
     call_budget: Duration,
     notes: tokio::sync::broadcast::Sender<Value>,
+    /// `target(config)`, for messages.
+    target: String,
 }
 
 impl Remote {
@@ -206,6 +225,7 @@ impl Remote {
             list_budget: Duration::from_millis(t.list_ms),
             call_budget: Duration::from_millis(t.call_ms),
             notes,
+            target: target(config),
         });
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             let weak = Arc::downgrade(&inner);
@@ -248,9 +268,24 @@ impl Inner {
             return; // the refresh we queued behind found something
         }
         match self.list_all().await {
-            Ok(tools) => self.cache.store(tools, Instant::now()),
+            Ok(tools) => {
+                self.conn.note_list_error(None);
+                self.cache.store(tools, Instant::now());
+            }
             Err(e) => {
                 tracing::warn!("listing the upstream's tools failed: {e}");
+                // It answered, but not with a usable list: say what, not "down".
+                let answered = match &e {
+                    UpstreamError::Protocol(m) => Some(m.clone()),
+                    UpstreamError::Rpc { .. } => Some(format!(
+                        "upstream {} answered tools/list with an error: {e}",
+                        self.target
+                    )),
+                    _ => None,
+                };
+                if answered.is_some() {
+                    self.conn.note_list_error(answered);
+                }
                 self.cache.failed(Instant::now());
             }
         }
@@ -272,11 +307,7 @@ impl Inner {
                     .await?;
                 match result.get_mut("tools").map(Value::take) {
                     Some(Value::Array(page)) => tools.extend(page),
-                    _ => {
-                        return Err(UpstreamError::Protocol(
-                            "tools/list answered without a tools array".into(),
-                        ));
-                    }
+                    other => return Err(self.bad_list(&result, other.as_ref())),
                 }
                 match result.get("nextCursor") {
                     Some(c)
@@ -298,6 +329,22 @@ impl Inner {
             self.conn.note_error(e);
         }
         r
+    }
+}
+
+impl Inner {
+    /// What is wrong with a `tools/list` result whose `tools` is `tools`.
+    fn bad_list(&self, result: &Value, tools: Option<&Value>) -> UpstreamError {
+        use crate::catalog::check::kind;
+        let what = match (result, tools) {
+            (Value::Object(_), Some(t)) => format!("\"tools\" {}", kind(t)),
+            (Value::Object(_), None) => "a result without \"tools\"".to_string(),
+            (other, _) => format!("{} as its result", kind(other)),
+        };
+        UpstreamError::Protocol(format!(
+            "upstream {} answered tools/list with {what}: expected an array of tool objects",
+            self.target
+        ))
     }
 }
 
