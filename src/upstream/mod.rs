@@ -91,6 +91,9 @@ pub enum UpstreamError {
     SessionExpired,
     #[error("upstream protocol error: {0}")]
     Protocol(String),
+    /// mws is stopping: the request was cancelled (or never sent).
+    #[error("mws is shutting down; the request was cancelled")]
+    ShuttingDown,
 }
 
 /// The upstream as the proxy sees it.
@@ -113,6 +116,14 @@ pub trait Upstream: Send + Sync + 'static {
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError>;
 
     fn status(&self) -> UpstreamStatus;
+
+    /// mws is stopping: every request in flight ends at once with `ShuttingDown` (the upstream is
+    /// told it is cancelled where the era allows), and so does every later one.
+    fn shutdown(&self) {}
+
+    /// mws is exiting, after `shutdown` and the last replies: ends the upstream politely (a stdio
+    /// child's input is closed, then it is given `CHILD_EXIT_WAIT` before it is killed).
+    async fn close(&self) {}
 
     /// Fires with a new catalog version when the upstream's catalog changes (`list_changed`, or a
     /// refresh that found a different list).
@@ -437,6 +448,14 @@ impl Upstream for Remote {
 
     fn status(&self) -> UpstreamStatus {
         self.inner.conn.status()
+    }
+
+    fn shutdown(&self) {
+        self.inner.conn.close();
+    }
+
+    async fn close(&self) {
+        self.inner.conn.stop().await;
     }
 
     fn changes(&self) -> tokio::sync::watch::Receiver<u64> {

@@ -26,11 +26,16 @@ const BACKOFF_START: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
-type Stdin = Arc<tokio::sync::Mutex<ChildStdin>>;
+/// `None` once mws closed it to stop the child.
+type Stdin = Arc<tokio::sync::Mutex<Option<ChildStdin>>>;
+
+/// How long a child may take to exit after its input is closed when mws stops, before it is
+/// killed. Raising it lets a child finish more work on the way out; it delays mws's exit.
+pub const CHILD_EXIT_WAIT: Duration = Duration::from_secs(1);
 
 struct Live {
     child: Child,
-    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
+    stdin: Stdin,
     pending: Pending,
     /// Set by the reader when stdout closes (the child exited or closed it).
     dead: Arc<Mutex<Option<String>>>,
@@ -100,7 +105,7 @@ impl StdioWire {
         let mut child = cmd.spawn().map_err(|e| {
             WireError::Down(format!("cannot start upstream `{}`: {e}", self.describe()))
         })?;
-        let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take().expect("piped")));
+        let stdin: Stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
         let pending: Pending = Arc::default();
@@ -206,7 +211,7 @@ impl StdioWire {
 async fn route_line(
     line: &str,
     pending: &Pending,
-    stdin: &tokio::sync::Mutex<ChildStdin>,
+    stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
     note: &OnNotification,
 ) {
     let Ok(msg) = serde_json::from_str::<Value>(line) else {
@@ -223,9 +228,7 @@ async fn route_line(
         }
         (true, Some(_)) => {
             if let Some(reply) = answer_server_request(&msg) {
-                let mut w = stdin.lock().await;
-                let _ = w.write_all(format!("{reply}\n").as_bytes()).await;
-                let _ = w.flush().await;
+                let _ = write_line(stdin, &reply).await;
             }
         }
         (true, None) => note(&msg),
@@ -350,6 +353,21 @@ impl Wire for StdioWire {
         true
     }
 
+    /// MCP's stdio shutdown: close the child's input, let it exit, kill it if it does not.
+    async fn stop(&self) {
+        let Some(mut l) = self.live.lock().await.take() else {
+            return;
+        };
+        drop(l.stdin.lock().await.take());
+        if tokio::time::timeout(CHILD_EXIT_WAIT, l.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = l.child.start_kill();
+            let _ = l.child.wait().await;
+        }
+    }
+
     fn healthy(&self) {
         *self.restarts.lock().unwrap() = Restarts::default();
     }
@@ -365,8 +383,14 @@ fn with_tail(why: String, tail: &io::SharedTail) -> String {
     }
 }
 
-async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value) -> Result<(), WireError> {
+async fn write_line(
+    stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
+    msg: &Value,
+) -> Result<(), WireError> {
     let mut w = stdin.lock().await;
+    let Some(w) = w.as_mut() else {
+        return Err(WireError::Down("upstream process is being stopped".into()));
+    };
     let line = format!("{msg}\n");
     w.write_all(line.as_bytes())
         .await
