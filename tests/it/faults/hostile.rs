@@ -155,7 +155,14 @@ async fn sigterm_with_a_call_in_flight_exits_promptly_and_logs_the_call() {
         let mws = mws.clone();
         tokio::spawn(async move { mws.call("hang", json!({})).await })
     };
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(&log).is_ok_and(|l| l.contains("hang called")) {
+        assert!(
+            Instant::now() < deadline,
+            "the hang call never reached the child"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let start = Instant::now();
     let pid = mws.pid().to_string();
     assert!(

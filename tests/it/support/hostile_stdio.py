@@ -7,7 +7,8 @@ for the proxy's upstream fault tests (tests/it/faults/upstream.rs):
 - `badlist`: answers tools/list with {"tools": "garbage"}; `echo` calls work.
 - `badschema`: lists `echo` and `also_good` beside tools a client would reject (a string, a
   numeric `type`, no inputSchema, a name with a space, a non-object outputSchema).
-- `hang`: its `hang` tool never answers; a `notifications/cancelled` is appended to $CANCEL_LOG.
+- `hang`: its `hang` tool never answers; the call and any `notifications/cancelled` are appended
+  to $CANCEL_LOG.
 """
 import json
 import os
@@ -73,6 +74,9 @@ for line in sys.stdin:
     elif method == "tools/call":
         name = msg["params"]["name"]
         if name == "hang":
+            if os.environ.get("CANCEL_LOG"):
+                with open(os.environ["CANCEL_LOG"], "a") as f:
+                    f.write("hang called\n")
             continue
         if name == "big":
             n = int(msg["params"].get("arguments", {}).get("bytes", 1000))
