@@ -29,10 +29,15 @@ fn stdio_config(dir: &Path, mode: &str, call_ms: u64) -> Value {
 
 /// `mws doctor` on the config `Serve::start` wrote in `dir`: stdout and stderr together.
 fn doctor(dir: &Path) -> String {
+    command(dir, "doctor")
+}
+
+/// `mws <cmd>` on the config `Serve::start` wrote in `dir`: stdout and stderr together.
+fn command(dir: &Path, cmd: &str) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_mws"))
         .arg("--config")
         .arg(dir.join("config.json"))
-        .arg("doctor")
+        .arg(cmd)
         .env("HOME", dir)
         .env_remove("MWS_CONFIG")
         .env_remove("XDG_CONFIG_HOME")
@@ -89,12 +94,14 @@ async fn credentials_in_the_upstream_url_are_never_shown() {
         .await;
     mws.wait_stderr("listing the upstream", Duration::from_secs(10));
     let doctor = doctor(dir.path());
+    let report = command(dir.path(), "report");
     let stderr = all_stderr(&mws);
     for (what, text) in [
         ("error", msg.as_str()),
         ("search", &search.to_string()),
         ("stderr", &stderr),
         ("doctor", &doctor),
+        ("report", &report),
     ] {
         assert!(
             !text.contains("hunter2") && !text.contains("sekrit"),
@@ -104,6 +111,7 @@ async fn credentials_in_the_upstream_url_are_never_shown() {
     let shown = format!("http://***@127.0.0.1:{port}/mcp?token=***&page=2");
     assert!(msg.contains(&shown), "{msg}");
     assert!(doctor.contains(&shown), "{doctor}");
+    assert!(report.contains(&shown), "{report}");
 }
 
 /// An HTTP answer (plain body or one SSE event) over the cap fails that call with an error naming
