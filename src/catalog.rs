@@ -7,6 +7,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+pub mod check;
+
 /// The full upstream catalog: `tools/list` results concatenated over pages.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
@@ -14,6 +16,9 @@ pub struct Catalog {
     /// Index into `tools`, and whether that tool's `inputSchema` names an `x-mcp-header`
     /// anywhere (most tools do not, and their calls then skip the `Mcp-Param-*` work).
     by_name: HashMap<String, (usize, bool)>,
+    /// Tools left out because a client would reject them (`checked`): name (or `#position`) and
+    /// why.
+    rejected: Vec<(String, String)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +49,43 @@ impl Catalog {
         Catalog {
             tools: kept,
             by_name,
+            rejected: Vec::new(),
         }
+    }
+
+    /// Builds the catalog the proxy serves: as `new`, but a tool a client would reject
+    /// (`check::unusable`) is left out and kept in `rejected` with the reason, so that listing,
+    /// search and `call_tool` never offer it and one bad tool cannot make a client refuse them all.
+    pub fn checked(tools: Vec<Value>) -> Catalog {
+        let mut rejected = Vec::new();
+        let mut good = Vec::with_capacity(tools.len());
+        for (i, t) in tools.into_iter().enumerate() {
+            match check::unusable(&t) {
+                None => good.push(t),
+                Some(why) => {
+                    let name = match t.get("name").and_then(Value::as_str) {
+                        Some(n) => format!("{n:?}"),
+                        None => format!("#{}", i + 1),
+                    };
+                    rejected.push((name, why));
+                }
+            }
+        }
+        Catalog {
+            rejected,
+            ..Catalog::new(good)
+        }
+    }
+
+    /// This catalog passed through `checked`.
+    pub fn into_checked(self) -> Catalog {
+        Catalog::checked(self.tools)
+    }
+
+    /// The tools `checked` left out: the name as quoted JSON (or `#position` when it has none),
+    /// and why a client would reject it.
+    pub fn rejected(&self) -> &[(String, String)] {
+        &self.rejected
     }
 
     /// Accepts a tools/list result (`{"tools": [...]}`), a JSON-RPC response holding one, or a bare

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::catalog::Catalog;
-use crate::config::{self, Config};
+use crate::config::Config;
 use crate::upstream::{self, CatalogSource, Upstream, UpstreamStatus};
 
 /// How often the probe looks again while the upstream is still being asked. Raising it makes the
@@ -24,15 +24,9 @@ pub struct Probe {
     pub catalog_file_error: Option<String>,
 }
 
-/// The configured upstream as a user would recognise it: the URL, or the command line.
+/// The configured upstream as a user would recognise it (`upstream::target`).
 pub fn target(config: &Config) -> String {
-    match &config.upstream {
-        config::Upstream::Http(h) => h.url.clone(),
-        config::Upstream::Stdio(s) => std::iter::once(s.command.as_str())
-            .chain(s.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" "),
-    }
+    upstream::target(config)
 }
 
 /// Connects, waits up to `budget` for a live catalog, and returns what it has by then.
@@ -85,7 +79,7 @@ pub async fn probe_with(up: Arc<dyn Upstream>, config: &Config, budget: Duration
         if path.exists() {
             match Catalog::load_file(&path) {
                 Ok(c) => {
-                    out.catalog = Arc::new(c);
+                    out.catalog = Arc::new(c.into_checked());
                     out.catalog_source = "catalog.json";
                 }
                 Err(e) => out.catalog_file_error = Some(e.to_string()),

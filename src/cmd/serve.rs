@@ -15,6 +15,11 @@ use crate::store::LogSink;
 /// disk; lowering it risks losing the last rows.
 pub const FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How long requests still open after SIGINT/SIGTERM may take to finish (upstream calls are
+/// cancelled at once, so this covers writing their replies) before mws exits without them.
+/// Raising it gives slow clients longer to read their last replies; lowering it exits sooner.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
 pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     let loaded = super::load_config(config_flag)?;
     let mut config = loaded.config;
@@ -78,21 +83,44 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     let working_set = server::working_set::watch(&db);
     let host = config.listen.host.clone();
     let port = config.listen.port;
+    let up = upstream.clone();
+    let closing = upstream.clone();
     let proxy = Proxy::new(upstream, config, working_set, Some(log.clone()));
     if stdio {
         tokio::select! {
             r = server::stdio::serve(proxy, tokio::io::stdin(), tokio::io::stdout()) => r?,
-            () = shutdown_signal() => {}
+            () = shutdown_signal() => up.shutdown(),
         }
     } else {
         let listener = server::app::bind(&host, port).await?;
         let addr = listener.local_addr()?;
         eprintln!("mws: serving MCP at http://{addr}/mcp");
-        server::app::serve(listener, proxy, shutdown_signal()).await?;
+        let (stopping, stopped) = tokio::sync::oneshot::channel::<()>();
+        let signal = async move {
+            shutdown_signal().await;
+            // Calls in flight end now (their rows are logged) instead of waiting out callMs.
+            up.shutdown();
+            let _ = stopping.send(());
+        };
+        let served = server::app::serve(listener, proxy, signal);
+        tokio::pin!(served);
+        let grace = async {
+            if stopped.await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            tokio::time::sleep(SHUTDOWN_GRACE).await;
+        };
+        tokio::select! {
+            r = &mut served => r?,
+            () = grace => eprintln!(
+                "mws: requests still open {SHUTDOWN_GRACE:?} after the stop signal; exiting without them"
+            ),
+        }
     }
     if !log.flush(FLUSH_TIMEOUT) {
         eprintln!("mws: the call log did not finish writing within {FLUSH_TIMEOUT:?}");
     }
+    closing.close().await;
     Ok(0)
 }
 

@@ -252,6 +252,14 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
         }
     };
     let s = &p.status;
+    if let Some(e) = &s.list_error {
+        return Check::fail(
+            "upstream",
+            format!("{target}: answers, but its tool list cannot be used"),
+            "fix the upstream server's tools/list answer",
+        )
+        .detail(e.clone());
+    }
     if s.reachable {
         let era = s.era.map(|e| e.as_str()).unwrap_or("era unknown");
         let server = s
@@ -264,13 +272,24 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
                     .to_string()
             })
             .unwrap_or_default();
-        return Check::ok(
-            "upstream",
-            format!(
-                "{target}: reachable, {era}{server}, {} tools",
-                p.catalog.len()
-            ),
+        let summary = format!(
+            "{target}: reachable, {era}{server}, {} tools",
+            p.catalog.len()
         );
+        return match p.catalog.rejected() {
+            [] => Check::ok("upstream", summary),
+            left_out => left_out.iter().fold(
+                Check::warn(
+                    "upstream",
+                    format!(
+                        "{summary}; {} left out because clients would reject them",
+                        left_out.len()
+                    ),
+                    "fix these tool definitions in the upstream server",
+                ),
+                |c, (name, why)| c.detail(format!("{name}: {why}")),
+            ),
+        };
     }
     let fix = match &config.upstream {
         Upstream::Http(_) => format!(

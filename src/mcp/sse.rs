@@ -75,6 +75,12 @@ impl Decoder {
         self.retry
     }
 
+    /// Bytes held for the event being assembled (its data and the unfinished line), for callers
+    /// that cap what one event may take.
+    pub fn buffered(&self) -> usize {
+        self.pending.len() + self.data.len()
+    }
+
     /// Feeds a chunk; returns the events it completed, in order.
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<Event> {
         let mut out = Vec::new();

@@ -158,10 +158,11 @@ impl Proxy {
         };
         let snap = self.upstream.catalog().await;
         if snap.source == CatalogSource::None && snap.catalog.is_empty() {
+            let why = self.upstream.status().list_error.unwrap_or_else(|| {
+                "the upstream MCP server is down or has not answered yet".into()
+            });
             return text_result(
-                "the upstream MCP server is down or has not answered yet: there are no tools to \
-                 search right now"
-                    .into(),
+                format!("{why}: there are no tools to search right now"),
                 true,
             );
         }

@@ -60,7 +60,7 @@ impl Cache {
                     let text = serde_json::to_string(c.tools()).unwrap_or_default();
                     inner.version = 1;
                     inner.current = Some(Current {
-                        catalog: Arc::new(c),
+                        catalog: Arc::new(checked(c.into_checked())),
                         digest: digest(&text),
                         source: CatalogSource::Disk,
                         listed: None,
@@ -159,7 +159,7 @@ impl Cache {
         }
         inner.version += 1;
         inner.current = Some(Current {
-            catalog: Arc::new(Catalog::new(tools)),
+            catalog: Arc::new(checked(Catalog::checked(tools))),
             digest,
             source: CatalogSource::Live,
             listed: Some(now),
@@ -168,6 +168,16 @@ impl Cache {
         drop(inner);
         self.changes.send_replace(v);
     }
+}
+
+/// Says on stderr, once per catalog, which tools are left out and why.
+fn checked(c: Catalog) -> Catalog {
+    for (name, why) in c.rejected() {
+        tracing::warn!(
+            "upstream tool {name} is left out: {why} (clients reject a tools/list holding it)"
+        );
+    }
+    c
 }
 
 /// SipHash of a serialized tool array: a changed list and the same one told apart without keeping
@@ -206,16 +216,20 @@ mod tests {
         assert!(l.snapshot.is_none() && l.refresh);
 
         let tools = vec![
-            json!({"name": "b", "x-vendor": {"z": 1, "a": 2}, "execution": {"taskSupport": "forbidden"}}),
-            json!({"name": "a"}),
+            json!({"name": "b", "x-vendor": {"z": 1, "a": 2}, "execution": {"taskSupport": "forbidden"}, "inputSchema": {"type": "object"}}),
+            json!({"name": "a", "inputSchema": {"type": "object"}}),
+            // Stored as sent, but never served: a client would reject it.
+            json!({"name": "bad", "inputSchema": "not a schema"}),
         ];
         cache.store(tools.clone(), t0);
         let s = cache.snapshot(t0).unwrap();
         assert_eq!((s.source, s.version), (CatalogSource::Live, 1));
+        assert_eq!(s.catalog.names().collect::<Vec<_>>(), ["b", "a"]);
+        assert_eq!(s.catalog.rejected()[0].0, "\"bad\"");
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,
-            "{\"tools\":[{\"name\":\"b\",\"x-vendor\":{\"z\":1,\"a\":2},\"execution\":{\"taskSupport\":\"forbidden\"}},{\"name\":\"a\"}]}\n"
+            "{\"tools\":[{\"name\":\"b\",\"x-vendor\":{\"z\":1,\"a\":2},\"execution\":{\"taskSupport\":\"forbidden\"},\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\"}},{\"name\":\"bad\",\"inputSchema\":\"not a schema\"}]}\n"
         );
         #[cfg(unix)]
         {
@@ -243,7 +257,10 @@ mod tests {
         assert!(cache.lookup(t0 + RETRY_AFTER_FAILURE).refresh);
         // A different list bumps the version and announces it.
         let rx = cache.subscribe();
-        cache.store(vec![json!({"name": "c"})], t0);
+        cache.store(
+            vec![json!({"name": "c", "inputSchema": {"type": "object"}})],
+            t0,
+        );
         assert_eq!(*rx.borrow(), 2);
 
         // A new process starts from the file at once.

@@ -48,6 +48,8 @@ pub struct Conn {
     /// Resource URIs our clients are subscribed to, with how many subscribe to each
     /// (`conn_subs.rs`).
     resource_subs: Mutex<std::collections::BTreeMap<String, usize>>,
+    /// Set once when mws stops: requests in flight end, later ones fail at once.
+    closing: tokio::sync::watch::Sender<bool>,
 }
 
 #[path = "conn_handshake.rs"]
@@ -83,7 +85,20 @@ impl Conn {
             remembered: remember.map(|p| (p, Mutex::new(written))),
             sent_level: Default::default(),
             resource_subs: Default::default(),
+            closing: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Ends every request in flight with `ShuttingDown`; dropping them sends
+    /// `notifications/cancelled` where closing the connection does not say so (`CancelOnDrop`).
+    pub fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// After `close`, once the replies are out: ends the peer (`Wire::stop`).
+    pub async fn stop(&self) {
+        self.close();
+        self.wire.stop().await;
     }
 
     fn remember(&self, s: &UpstreamStatus) {
@@ -110,6 +125,11 @@ impl Conn {
         s.last_error = Some(e.to_string());
     }
 
+    /// Records (or, `None`, clears) what was wrong with the last `tools/list` answer.
+    pub fn note_list_error(&self, why: Option<String>) {
+        self.status.lock().unwrap().list_error = why;
+    }
+
     fn note_ok(&self) {
         let mut s = self.status.lock().unwrap();
         s.reachable = true;
@@ -131,12 +151,15 @@ impl Conn {
         reopen: bool,
         param_headers: &[(String, String)],
     ) -> Result<Value, UpstreamError> {
-        let r = tokio::time::timeout(
+        let mut closing = self.closing.subscribe();
+        let work = tokio::time::timeout(
             budget,
             self.request_inner(method, params, ctx, budget, reopen, param_headers),
-        )
-        .await
-        .unwrap_or(Err(timeout_err(budget)));
+        );
+        let r = tokio::select! {
+            r = work => r.unwrap_or(Err(timeout_err(budget))),
+            _ = closing.wait_for(|c| *c) => Err(UpstreamError::ShuttingDown),
+        };
         match &r {
             Ok(_) => self.note_ok(),
             Err(e) => self.note_error(e),

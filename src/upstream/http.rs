@@ -9,6 +9,7 @@ use futures_util::StreamExt;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
+use super::redact;
 use super::resume::Resume;
 use super::wire::{
     OnNotification, Outgoing, Wire, WireError, answer_server_request, is_response_to,
@@ -19,6 +20,9 @@ use crate::mcp::envelope::{
     expand_vars,
 };
 use crate::mcp::sse;
+
+#[path = "http_body.rs"]
+mod body;
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -31,6 +35,8 @@ const LISTEN_ATTEMPTS: u32 = 30;
 
 pub struct HttpWire {
     cfg: HttpUpstream,
+    /// `cfg.url` as it may be shown (`redact::url`).
+    shown: String,
     /// `cfg.url` parsed once: reqwest would parse (and IDNA-map) the string on every request.
     url: Option<reqwest::Url>,
     client: reqwest::Client,
@@ -43,6 +49,7 @@ impl HttpWire {
     pub fn new(cfg: HttpUpstream, on_note: OnNotification) -> HttpWire {
         HttpWire {
             url: reqwest::Url::parse(&cfg.url).ok(),
+            shown: redact::url(&cfg.url),
             cfg,
             client: reqwest::Client::new(),
             session: Mutex::new(None),
@@ -76,7 +83,7 @@ impl HttpWire {
             .body(serde_json::to_vec(body).unwrap_or_default())
             .send()
             .await
-            .map_err(|e| WireError::Down(format!("{}: {}", self.cfg.url, root_cause(&e))))
+            .map_err(|e| WireError::Down(format!("{}: {}", self.shown, body::describe(e))))
     }
 
     /// Answers a request the upstream put on a stream (fire and forget).
@@ -116,7 +123,7 @@ impl HttpWire {
             .header(ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|e| root_cause(&e))?;
+            .map_err(body::describe)?;
         if !resp.status().is_success() || !is_sse(&resp) {
             return Err(format!("GET answered HTTP {}", resp.status().as_u16()));
         }
@@ -181,15 +188,6 @@ pub(crate) fn build_headers(
     Ok(h)
 }
 
-/// The innermost error message (reqwest wraps "connection refused" a few levels down).
-fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
-}
-
 fn is_sse(resp: &reqwest::Response) -> bool {
     resp.headers()
         .get(CONTENT_TYPE)
@@ -229,11 +227,16 @@ impl Wire for HttpWire {
                     let chunk = match chunk {
                         Ok(c) => c,
                         Err(e) => {
-                            cut = Some(WireError::Down(root_cause(&e)));
+                            cut = Some(WireError::Down(body::describe(e)));
                             break;
                         }
                     };
-                    for ev in dec.feed(&chunk) {
+                    let events = dec.feed(&chunk);
+                    let cap = crate::upstream::MAX_MESSAGE_BYTES;
+                    if dec.buffered() > cap || events.iter().any(|e| e.data.len() > cap) {
+                        return Err(body::too_large(out.method, "event"));
+                    }
+                    for ev in events {
                         let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
                             continue;
                         };
@@ -248,7 +251,7 @@ impl Wire for HttpWire {
                     cut.clone().unwrap_or_else(|| {
                         WireError::Protocol(format!(
                             "{} {}: the event stream ended before the response",
-                            out.method, self.cfg.url
+                            out.method, self.shown
                         ))
                     })
                 };
@@ -261,10 +264,7 @@ impl Wire for HttpWire {
                 })?;
             }
         }
-        let bytes = resp
-            .bytes()
-            .await
-            .map_err(|e| WireError::Down(root_cause(&e)))?;
+        let bytes = body::read(resp, out.method).await?;
         let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
         let rpc = parsed.filter(|m| m.get("error").is_some() || m.get("result").is_some());
         if sent_session.is_some() {
@@ -348,7 +348,16 @@ impl Wire for HttpWire {
                 let mut dec = sse::Decoder::new();
                 let mut body = resp.bytes_stream();
                 while let Some(Ok(chunk)) = body.next().await {
-                    for ev in dec.feed(&chunk) {
+                    let events = dec.feed(&chunk);
+                    let cap = crate::upstream::MAX_MESSAGE_BYTES;
+                    if dec.buffered() > cap || events.iter().any(|e| e.data.len() > cap) {
+                        tracing::warn!(
+                            "an event on the upstream's notification stream is larger than {}, the cap on one upstream message; reopening the stream",
+                            super::cap_text()
+                        );
+                        break;
+                    }
+                    for ev in events {
                         old = None; // the first event is the acknowledgement
                         if let Ok(msg) = serde_json::from_str::<Value>(&ev.data)
                             && super::wire::is_notification(&msg)

@@ -5,7 +5,9 @@
 mod cache;
 mod conn;
 mod http;
+mod listing;
 mod probe;
+pub mod redact;
 pub mod related;
 mod remembered;
 mod resume;
@@ -14,7 +16,9 @@ mod wire;
 
 pub use conn::CLIENT_NAME;
 
-use std::sync::{Arc, Weak};
+use listing::spawn_refresh;
+
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -55,6 +59,9 @@ pub struct UpstreamStatus {
     pub instructions: Option<String>,
     pub reachable: bool,
     pub last_error: Option<String>,
+    /// The upstream answered `tools/list` with something unusable (not a tools array, an
+    /// error): what and what was expected. Kept until a list succeeds, even while calls do.
+    pub list_error: Option<String>,
 }
 
 /// Who is calling, passed from the downstream request to the upstream one.
@@ -87,6 +94,9 @@ pub enum UpstreamError {
     SessionExpired,
     #[error("upstream protocol error: {0}")]
     Protocol(String),
+    /// mws is stopping: the request was cancelled (or never sent).
+    #[error("mws is shutting down; the request was cancelled")]
+    ShuttingDown,
 }
 
 /// The upstream as the proxy sees it.
@@ -109,6 +119,14 @@ pub trait Upstream: Send + Sync + 'static {
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError>;
 
     fn status(&self) -> UpstreamStatus;
+
+    /// mws is stopping: every request in flight ends at once with `ShuttingDown` (the upstream is
+    /// told it is cancelled where the era allows), and so does every later one.
+    fn shutdown(&self) {}
+
+    /// mws is exiting, after `shutdown` and the last replies: ends the upstream politely (a stdio
+    /// child's input is closed, then it is given `CHILD_EXIT_WAIT` before it is killed).
+    async fn close(&self) {}
 
     /// Fires with a new catalog version when the upstream's catalog changes (`list_changed`, or a
     /// refresh that found a different list).
@@ -137,8 +155,34 @@ pub fn connect(config: &Config) -> Arc<dyn Upstream> {
     Remote::connect(config)
 }
 
+/// The configured upstream as a user would recognise it: the URL, or the command line, with
+/// credentials masked (`redact`).
+pub fn target(config: &Config) -> String {
+    match &config.upstream {
+        crate::config::Upstream::Http(h) => redact::url(&h.url),
+        crate::config::Upstream::Stdio(s) => redact::text(
+            &std::iter::once(s.command.as_str())
+                .chain(s.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+    }
+}
+
 /// The upstream's last known identity, beside `catalog.json` in the state dir.
 pub const REMEMBERED_FILE: &str = "upstream.json";
+
+/// The most mws buffers of one upstream message: an HTTP answer body, one SSE event, one stdio
+/// line. The largest real tool results (a file or an image as base64) are a few MB; 32 MiB leaves
+/// room for those while a runaway upstream costs at most a few times this much memory (the bytes,
+/// the parsed value, the reply). Raising it admits bigger answers at that memory cost; an answer
+/// over it fails its call with an error naming the cap.
+pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
+
+/// `MAX_MESSAGE_BYTES` in words for error messages ("32 MiB").
+fn cap_text() -> String {
+    format!("{} MiB", MAX_MESSAGE_BYTES / (1024 * 1024))
+}
 
 /// Upstream notifications buffered per slow receiver before the oldest are dropped.
 const NOTIFICATION_BUFFER: usize = 256;
@@ -159,6 +203,8 @@ struct Inner {
     list_budget: Duration,
     call_budget: Duration,
     notes: tokio::sync::broadcast::Sender<Value>,
+    /// `target(config)`, for messages.
+    target: String,
 }
 
 impl Remote {
@@ -193,6 +239,7 @@ impl Remote {
             list_budget: Duration::from_millis(t.list_ms),
             call_budget: Duration::from_millis(t.call_ms),
             notes,
+            target: target(config),
         });
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             let weak = Arc::downgrade(&inner);
@@ -206,95 +253,6 @@ impl Remote {
             rt.spawn(async move { first.refresh(false).await });
         }
         Arc::new(Remote { inner })
-    }
-}
-
-impl Inner {
-    fn notification(self: &Arc<Self>, msg: &Value) {
-        if msg.get("method").and_then(Value::as_str) == Some("notifications/tools/list_changed") {
-            tracing::info!("upstream tool list changed; listing again");
-            self.cache.invalidate();
-            spawn_refresh(Arc::downgrade(self));
-        } else {
-            let _ = self.notes.send(msg.clone());
-        }
-    }
-
-    /// Lists the upstream and stores the result. `wait`: queue behind a running refresh rather
-    /// than skip (the caller has nothing to serve meanwhile).
-    async fn refresh(&self, wait: bool) {
-        let _guard = if wait {
-            self.refreshing.lock().await
-        } else {
-            match self.refreshing.try_lock() {
-                Ok(g) => g,
-                Err(_) => return,
-            }
-        };
-        if wait && self.cache.snapshot(Instant::now()).is_some() {
-            return; // the refresh we queued behind found something
-        }
-        match self.list_all().await {
-            Ok(tools) => self.cache.store(tools, Instant::now()),
-            Err(e) => {
-                tracing::warn!("listing the upstream's tools failed: {e}");
-                self.cache.failed(Instant::now());
-            }
-        }
-    }
-
-    async fn list_all(&self) -> Result<Vec<Value>, UpstreamError> {
-        let work = async {
-            let mut tools = Vec::new();
-            let mut cursor: Option<Value> = None;
-            for _ in 0..MAX_PAGES {
-                let params = match &cursor {
-                    Some(c) => serde_json::json!({ "cursor": c }),
-                    None => serde_json::json!({}),
-                };
-                let ctx = CallContext::default();
-                let mut result = self
-                    .conn
-                    .request("tools/list", params, &ctx, self.list_budget, true, &[])
-                    .await?;
-                match result.get_mut("tools").map(Value::take) {
-                    Some(Value::Array(page)) => tools.extend(page),
-                    _ => {
-                        return Err(UpstreamError::Protocol(
-                            "tools/list answered without a tools array".into(),
-                        ));
-                    }
-                }
-                match result.get("nextCursor") {
-                    Some(c)
-                        if !c.is_null() && c.as_str() != Some("") && Some(c) != cursor.as_ref() =>
-                    {
-                        cursor = Some(c.clone())
-                    }
-                    _ => return Ok(tools),
-                }
-            }
-            Err(UpstreamError::Protocol(format!(
-                "tools/list did not end after {MAX_PAGES} pages"
-            )))
-        };
-        let r = tokio::time::timeout(self.list_budget, work)
-            .await
-            .unwrap_or(Err(UpstreamError::Timeout(self.list_budget)));
-        if let Err(e) = &r {
-            self.conn.note_error(e);
-        }
-        r
-    }
-}
-
-fn spawn_refresh(inner: Weak<Inner>) {
-    if let Ok(rt) = tokio::runtime::Handle::try_current() {
-        rt.spawn(async move {
-            if let Some(inner) = inner.upgrade() {
-                inner.refresh(false).await;
-            }
-        });
     }
 }
 
@@ -377,6 +335,14 @@ impl Upstream for Remote {
 
     fn status(&self) -> UpstreamStatus {
         self.inner.conn.status()
+    }
+
+    fn shutdown(&self) {
+        self.inner.conn.close();
+    }
+
+    async fn close(&self) {
+        self.inner.conn.stop().await;
     }
 
     fn changes(&self) -> tokio::sync::watch::Receiver<u64> {

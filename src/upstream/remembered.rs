@@ -34,6 +34,7 @@ pub fn load(path: &Path) -> Option<UpstreamStatus> {
             .map(str::to_string),
         reachable: false,
         last_error: None,
+        list_error: None,
     })
 }
 
@@ -75,6 +76,7 @@ mod tests {
             instructions: Some("use x".into()),
             reachable: true,
             last_error: None,
+            list_error: None,
         };
         store(&path, &render(&s));
         let back = load(&path).unwrap();

@@ -9,12 +9,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::oneshot;
 
 use super::wire::{OnNotification, Outgoing, Wire, WireError, answer_server_request};
 use crate::config::StdioUpstream;
+
+#[path = "stdio_io.rs"]
+mod io;
 
 /// Wait before the second restart in a row; it doubles per further exit. Raising it spares a
 /// crash-looping command, lowering it brings a flaky one back sooner.
@@ -23,15 +26,27 @@ const BACKOFF_START: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
-type Stdin = Arc<tokio::sync::Mutex<ChildStdin>>;
+/// `None` once mws closed it to stop the child.
+type Stdin = Arc<tokio::sync::Mutex<Option<ChildStdin>>>;
+
+/// How long a child may take to exit after its input is closed when mws stops, before it is
+/// killed. Raising it lets a child finish more work on the way out; it delays mws's exit.
+pub const CHILD_EXIT_WAIT: Duration = Duration::from_secs(1);
 
 struct Live {
     child: Child,
-    stdin: Arc<tokio::sync::Mutex<ChildStdin>>,
+    stdin: Stdin,
     pending: Pending,
     /// Set by the reader when stdout closes (the child exited or closed it).
     dead: Arc<Mutex<Option<String>>>,
+    /// The child's last stderr lines.
+    tail: io::SharedTail,
+    /// The stdout reader; it ends after setting `dead`.
+    reader: tokio::task::JoinHandle<()>,
 }
+
+/// `dead`'s reason when the child simply closed its stdout.
+const CLOSED: &str = "it closed its output";
 
 #[derive(Default)]
 struct Restarts {
@@ -65,11 +80,14 @@ impl StdioWire {
         }
     }
 
+    /// The command line as it may be shown (URLs in it masked by `redact::text`).
     fn describe(&self) -> String {
-        std::iter::once(self.cfg.command.as_str())
-            .chain(self.cfg.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ")
+        super::redact::text(
+            &std::iter::once(self.cfg.command.as_str())
+                .chain(self.cfg.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
     }
 
     fn spawn(&self) -> Result<Live, WireError> {
@@ -87,39 +105,54 @@ impl StdioWire {
         let mut child = cmd.spawn().map_err(|e| {
             WireError::Down(format!("cannot start upstream `{}`: {e}", self.describe()))
         })?;
-        let stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take().expect("piped")));
+        let stdin: Stdin = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
         let stdout = child.stdout.take().expect("piped");
         let stderr = child.stderr.take().expect("piped");
         let pending: Pending = Arc::default();
         let dead: Arc<Mutex<Option<String>>> = Arc::default();
-        let name = self.cfg.command.clone();
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                tracing::info!(target: "mws::upstream", upstream = %name, "{line}");
-            }
-        });
-        let (p, d, w, note) = (
+        let tail = io::SharedTail::default();
+        let copier = tokio::spawn(io::copy_stderr(
+            BufReader::new(stderr),
+            self.cfg.command.clone(),
+            tail.clone(),
+        ));
+        let (p, d, w, note, t, shown) = (
             pending.clone(),
             dead.clone(),
             stdin.clone(),
             self.on_note.clone(),
+            tail.clone(),
+            self.describe(),
         );
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
-            loop {
-                match lines.next_line().await {
-                    Ok(Some(line)) => route_line(&line, &p, &w, &note).await,
-                    Ok(None) => break,
-                    Err(e) => {
-                        *d.lock().unwrap() = Some(format!("reading its output failed: {e}"));
-                        break;
+        let reader = tokio::spawn(async move {
+            let mut out = BufReader::new(stdout);
+            let mut buf = Vec::new();
+            let cap = super::MAX_MESSAGE_BYTES;
+            let why = loop {
+                match io::read_line(&mut out, &mut buf, cap).await {
+                    Ok(Some(false)) => {
+                        route_line(&String::from_utf8_lossy(&buf), &p, &w, &note).await
                     }
+                    Ok(Some(true)) => {
+                        break format!(
+                            "it wrote a line larger than {}, the cap on one upstream message, \
+                             and was stopped",
+                            super::cap_text()
+                        );
+                    }
+                    Ok(None) => break CLOSED.to_string(),
+                    Err(e) => break format!("reading its output failed: {e}"),
                 }
+            };
+            drop(out);
+            // Its last words on stderr come with the news of its end.
+            let _ = tokio::time::timeout(io::STDERR_DRAIN, copier).await;
+            let lines = t.lock().unwrap().joined(" | ");
+            if !lines.is_empty() {
+                tracing::warn!(target: "mws::upstream",
+                    "upstream `{shown}` stopped ({why}); its last stderr lines: {lines}");
             }
-            d.lock()
-                .unwrap()
-                .get_or_insert_with(|| "it closed its output".into());
+            d.lock().unwrap().get_or_insert(why);
             // Dropping the senders fails every waiting request at once.
             p.lock().unwrap().clear();
         });
@@ -131,16 +164,25 @@ impl StdioWire {
             stdin,
             pending,
             dead,
+            tail,
+            reader,
         })
     }
 
     /// Why the child is gone, if it is (its exit status when it has exited).
-    fn gone(live: &mut Live) -> Option<String> {
-        let reason = live.dead.lock().unwrap().clone();
-        match live.child.try_wait() {
-            Ok(Some(status)) => Some(format!("it exited ({status})")),
-            _ => reason,
+    async fn gone(live: &mut Live) -> Option<String> {
+        let exited = matches!(live.child.try_wait(), Ok(Some(_)));
+        if exited && !live.reader.is_finished() {
+            // Let the reader record why and what the child said last.
+            let _ = tokio::time::timeout(io::STDERR_DRAIN * 2, &mut live.reader).await;
         }
+        let reason = live.dead.lock().unwrap().clone();
+        let why = match (reason, live.child.try_wait()) {
+            (Some(r), _) if r != CLOSED => r,
+            (_, Ok(Some(status))) => format!("it exited ({status})"),
+            (r, _) => r?,
+        };
+        Some(why)
     }
 
     fn note_exit(&self, why: String) {
@@ -169,7 +211,7 @@ impl StdioWire {
 async fn route_line(
     line: &str,
     pending: &Pending,
-    stdin: &tokio::sync::Mutex<ChildStdin>,
+    stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
     note: &OnNotification,
 ) {
     let Ok(msg) = serde_json::from_str::<Value>(line) else {
@@ -186,9 +228,7 @@ async fn route_line(
         }
         (true, Some(_)) => {
             if let Some(reply) = answer_server_request(&msg) {
-                let mut w = stdin.lock().await;
-                let _ = w.write_all(format!("{reply}\n").as_bytes()).await;
-                let _ = w.flush().await;
+                let _ = write_line(stdin, &reply).await;
             }
         }
         (true, None) => note(&msg),
@@ -209,10 +249,12 @@ impl Wire for StdioWire {
     async fn connect(&self) -> Result<u64, WireError> {
         let mut live = self.live.lock().await;
         if let Some(l) = live.as_mut() {
-            match Self::gone(l) {
+            match Self::gone(l).await {
                 None => return Ok(self.generation.load(Ordering::SeqCst)),
                 Some(why) => {
                     tracing::warn!(target: "mws::upstream", "upstream `{}` stopped: {why}; restarting", self.describe());
+                    // The reader showed the stderr tail; errors carry it.
+                    let why = with_tail(why, &l.tail);
                     *live = None;
                     self.note_exit(why);
                 }
@@ -236,24 +278,29 @@ impl Wire for StdioWire {
 
     async fn request(&self, out: Outgoing<'_>) -> Result<(u16, Value), WireError> {
         let key = out.msg.get("id").map(Value::to_string).unwrap_or_default();
-        let (rx, pending, stdin) = {
+        let (rx, pending, stdin, dead, tail) = {
             let live = self.live.lock().await;
             let Some(l) = live.as_ref() else {
                 return Err(WireError::Down("upstream process is not running".into()));
             };
             let (tx, rx) = oneshot::channel();
             l.pending.lock().unwrap().insert(key.clone(), tx);
-            (rx, l.pending.clone(), l.stdin.clone())
+            let dead = l.dead.clone();
+            (rx, l.pending.clone(), l.stdin.clone(), dead, l.tail.clone())
         };
         let _guard = PendingGuard(&pending, key);
         write_line(&stdin, out.msg).await?;
         match rx.await {
             Ok(msg) => Ok((200, msg)),
-            Err(_) => Err(WireError::Down(format!(
-                "upstream `{}` exited before answering {}",
-                self.describe(),
-                out.method
-            ))),
+            Err(_) => {
+                let why = dead.lock().unwrap().clone();
+                let why = with_tail(why.unwrap_or_else(|| CLOSED.into()), &tail);
+                Err(WireError::Down(format!(
+                    "upstream `{}` exited before answering {}: {why}",
+                    self.describe(),
+                    out.method
+                )))
+            }
         }
     }
 
@@ -306,13 +353,44 @@ impl Wire for StdioWire {
         true
     }
 
+    /// MCP's stdio shutdown: close the child's input, let it exit, kill it if it does not.
+    async fn stop(&self) {
+        let Some(mut l) = self.live.lock().await.take() else {
+            return;
+        };
+        drop(l.stdin.lock().await.take());
+        if tokio::time::timeout(CHILD_EXIT_WAIT, l.child.wait())
+            .await
+            .is_err()
+        {
+            let _ = l.child.start_kill();
+            let _ = l.child.wait().await;
+        }
+    }
+
     fn healthy(&self) {
         *self.restarts.lock().unwrap() = Restarts::default();
     }
 }
 
-async fn write_line(stdin: &tokio::sync::Mutex<ChildStdin>, msg: &Value) -> Result<(), WireError> {
+/// `why` followed by the child's last stderr lines, if it wrote any.
+fn with_tail(why: String, tail: &io::SharedTail) -> String {
+    let lines = tail.lock().unwrap().joined(" | ");
+    if lines.is_empty() {
+        why
+    } else {
+        format!("{why}; its last stderr lines: {lines}")
+    }
+}
+
+async fn write_line(
+    stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
+    msg: &Value,
+) -> Result<(), WireError> {
     let mut w = stdin.lock().await;
+    let Some(w) = w.as_mut() else {
+        return Err(WireError::Down("upstream process is being stopped".into()));
+    };
     let line = format!("{msg}\n");
     w.write_all(line.as_bytes())
         .await

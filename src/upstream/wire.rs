@@ -75,6 +75,9 @@ pub trait Wire: Send + Sync {
 
     /// Restart bookkeeping: the peer negotiated and answered, so its back-off starts over.
     fn healthy(&self) {}
+
+    /// mws is exiting: end the peer politely (a stdio child's input is closed).
+    async fn stop(&self) {}
 }
 
 /// What we answer to a request the upstream sends us (we declare no client capabilities, so only

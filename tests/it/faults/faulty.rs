@@ -1,7 +1,8 @@
 //! A modern (2026-07-28) Streamable HTTP upstream that misbehaves on purpose, one way per tool:
 //! `html` answers a non-JSON body, `shape` answers JSON that is no JSON-RPC response, `cut` starts
 //! an SSE event and hangs up in the middle of it, `slow` dribbles its JSON answer one byte at a
-//! time (`msPerByte` from the arguments), `ok` answers properly. Loopback only; stops on drop.
+//! time (`msPerByte` from the arguments), `big` answers a JSON body and `bigsse` one SSE event
+//! just over `MAX_MESSAGE_BYTES`, `ok` answers properly. Loopback only; stops on drop.
 
 use std::time::Duration;
 
@@ -21,7 +22,7 @@ impl Drop for Faulty {
     }
 }
 
-pub const TOOLS: &[&str] = &["html", "shape", "cut", "slow", "ok"];
+pub const TOOLS: &[&str] = &["html", "shape", "cut", "slow", "big", "bigsse", "ok"];
 
 pub async fn start() -> Faulty {
     let app = axum::Router::new().route("/mcp", axum::routing::post(post));
@@ -114,6 +115,20 @@ fn call(msg: &Value, good: String) -> Response {
                 .header("content-type", "application/json")
                 .body(Body::from_stream(stream))
                 .unwrap()
+        }
+        Some(tool @ ("big" | "bigsse")) => {
+            let text = "x".repeat(mws::upstream::MAX_MESSAGE_BYTES + 1024);
+            let body = json!({"jsonrpc": "2.0", "id": msg["id"],
+                "result": {"content": [{"type": "text", "text": text}]}})
+            .to_string();
+            match tool {
+                "big" => reply(StatusCode::OK, "application/json", body),
+                _ => reply(
+                    StatusCode::OK,
+                    "text/event-stream",
+                    format!("event: message\ndata: {body}\n\n"),
+                ),
+            }
         }
         _ => reply(StatusCode::OK, "application/json", good),
     }

@@ -5,6 +5,7 @@
 //! are in tests/it/upstream.rs and tests/it/server/.
 
 mod faulty;
+mod hostile;
 mod hostile_names;
 mod ingest_kill;
 mod live_db;
@@ -26,7 +27,7 @@ use crate::support::Child;
 /// A running `mws serve`, its URL and every stderr line so far.
 pub struct Serve {
     /// Killed (and reaped) when the `Serve` is dropped.
-    _child: Child,
+    child: Mutex<Child>,
     pub url: String,
     pub stderr: Arc<Mutex<Vec<String>>>,
     http: reqwest::Client,
@@ -70,9 +71,8 @@ impl Serve {
         let deadline = Instant::now() + Duration::from_secs(60);
         let url = loop {
             let found = stderr.lock().unwrap().iter().find_map(|l| {
-                l.split_whitespace()
-                    .find(|w| w.starts_with("http://"))
-                    .map(String::from)
+                let rest = l.split("serving MCP at ").nth(1)?;
+                rest.split_whitespace().next().map(String::from)
             });
             if let Some(u) = found {
                 break u;
@@ -85,11 +85,27 @@ impl Serve {
             std::thread::sleep(Duration::from_millis(20));
         };
         Serve {
-            _child: child,
+            child: Mutex::new(child),
             url,
             stderr,
             http: reqwest::Client::new(),
             next_id: 1.into(),
+        }
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.lock().unwrap().0.id()
+    }
+
+    /// Waits (bounded) for the process to exit; its status.
+    pub fn wait_exit(&self, within: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(s) = self.child.lock().unwrap().0.try_wait().unwrap() {
+                return s;
+            }
+            assert!(Instant::now() < deadline, "mws serve did not exit");
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 

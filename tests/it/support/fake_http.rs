@@ -248,8 +248,25 @@ async fn post(State(st): State<Arc<FakeState>>, headers: HeaderMap, body: String
     }
 }
 
+/// A test's tool as listed: `{"name": "a"}` is short for a valid tool, so an object without an
+/// `inputSchema` gets the empty object schema (mws leaves out tools a client would reject).
+fn listed(mut tool: Value) -> Value {
+    if let Some(t) = tool.as_object_mut() {
+        t.entry("inputSchema")
+            .or_insert_with(|| json!({"type": "object"}));
+    }
+    tool
+}
+
 fn list_page(st: &FakeState, msg: &Value) -> Value {
-    let tools = st.tools.lock().unwrap().clone();
+    let tools: Vec<Value> = st
+        .tools
+        .lock()
+        .unwrap()
+        .iter()
+        .cloned()
+        .map(listed)
+        .collect();
     let start: usize = msg
         .pointer("/params/cursor")
         .and_then(Value::as_str)

@@ -1,0 +1,126 @@
+//! The upstream's catalog kept fresh: listing every `tools/list` page within `listMs`, storing
+//! the result in the cache, refreshing on `list_changed`, and saying what is wrong with an
+//! answer that is no tool list. Must not know about downstream clients.
+
+use std::sync::{Arc, Weak};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::{CallContext, Inner, MAX_PAGES, UpstreamError};
+
+impl Inner {
+    pub(super) fn notification(self: &Arc<Self>, msg: &Value) {
+        if msg.get("method").and_then(Value::as_str) == Some("notifications/tools/list_changed") {
+            tracing::info!("upstream tool list changed; listing again");
+            self.cache.invalidate();
+            spawn_refresh(Arc::downgrade(self));
+        } else {
+            let _ = self.notes.send(msg.clone());
+        }
+    }
+
+    /// Lists the upstream and stores the result. `wait`: queue behind a running refresh rather
+    /// than skip (the caller has nothing to serve meanwhile).
+    pub(super) async fn refresh(&self, wait: bool) {
+        let _guard = if wait {
+            self.refreshing.lock().await
+        } else {
+            match self.refreshing.try_lock() {
+                Ok(g) => g,
+                Err(_) => return,
+            }
+        };
+        if wait && self.cache.snapshot(Instant::now()).is_some() {
+            return; // the refresh we queued behind found something
+        }
+        match self.list_all().await {
+            Ok(tools) => {
+                self.conn.note_list_error(None);
+                self.cache.store(tools, Instant::now());
+            }
+            Err(e) => {
+                tracing::warn!("listing the upstream's tools failed: {e}");
+                // It answered, but not with a usable list: say what, not "down".
+                let answered = match &e {
+                    UpstreamError::Protocol(m) => Some(m.clone()),
+                    UpstreamError::Rpc { .. } => Some(format!(
+                        "upstream {} answered tools/list with an error: {e}",
+                        self.target
+                    )),
+                    _ => None,
+                };
+                if answered.is_some() {
+                    self.conn.note_list_error(answered);
+                }
+                self.cache.failed(Instant::now());
+            }
+        }
+    }
+
+    async fn list_all(&self) -> Result<Vec<Value>, UpstreamError> {
+        let work = async {
+            let mut tools = Vec::new();
+            let mut cursor: Option<Value> = None;
+            for _ in 0..MAX_PAGES {
+                let params = match &cursor {
+                    Some(c) => serde_json::json!({ "cursor": c }),
+                    None => serde_json::json!({}),
+                };
+                let ctx = CallContext::default();
+                let mut result = self
+                    .conn
+                    .request("tools/list", params, &ctx, self.list_budget, true, &[])
+                    .await?;
+                match result.get_mut("tools").map(Value::take) {
+                    Some(Value::Array(page)) => tools.extend(page),
+                    other => return Err(self.bad_list(&result, other.as_ref())),
+                }
+                match result.get("nextCursor") {
+                    Some(c)
+                        if !c.is_null() && c.as_str() != Some("") && Some(c) != cursor.as_ref() =>
+                    {
+                        cursor = Some(c.clone())
+                    }
+                    _ => return Ok(tools),
+                }
+            }
+            Err(UpstreamError::Protocol(format!(
+                "tools/list did not end after {MAX_PAGES} pages"
+            )))
+        };
+        let r = tokio::time::timeout(self.list_budget, work)
+            .await
+            .unwrap_or(Err(UpstreamError::Timeout(self.list_budget)));
+        if let Err(e) = &r {
+            self.conn.note_error(e);
+        }
+        r
+    }
+}
+
+impl Inner {
+    /// What is wrong with a `tools/list` result whose `tools` is `tools`.
+    fn bad_list(&self, result: &Value, tools: Option<&Value>) -> UpstreamError {
+        use crate::catalog::check::kind;
+        let what = match (result, tools) {
+            (Value::Object(_), Some(t)) => format!("\"tools\" {}", kind(t)),
+            (Value::Object(_), None) => "a result without \"tools\"".to_string(),
+            (other, _) => format!("{} as its result", kind(other)),
+        };
+        UpstreamError::Protocol(format!(
+            "upstream {} answered tools/list with {what}: expected an array of tool objects",
+            self.target
+        ))
+    }
+}
+
+pub(super) fn spawn_refresh(inner: Weak<Inner>) {
+    if let Ok(rt) = tokio::runtime::Handle::try_current() {
+        rt.spawn(async move {
+            if let Some(inner) = inner.upgrade() {
+                inner.refresh(false).await;
+            }
+        });
+    }
+}
