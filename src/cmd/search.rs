@@ -13,13 +13,17 @@ use super::{CmdResult, UsageError, load_config};
 use crate::catalog::Catalog;
 use crate::cli::SearchArgs;
 use crate::config::Config;
-use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions};
+use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions, check_query};
 
 pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     let loaded = load_config(config)?;
     let cfg = &loaded.config;
     if args.limit == Some(0) {
         return Err(UsageError("--limit must be at least 1".into()).into());
+    }
+    let query = args.query.join(" ");
+    if let Err(e) = check_query(&query) {
+        return Err(UsageError(e.to_string()).into());
     }
     let catalog = match &args.catalog {
         Some(path) => Catalog::load_file(path)?,
@@ -31,7 +35,6 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     };
     let index = SearchIndex::build_shared(std::sync::Arc::new(catalog), &options);
     let listed = listed_names(cfg);
-    let query = args.query.join(" ");
     let opts = QueryOptions {
         limit: args.limit,
         explain: args.explain,

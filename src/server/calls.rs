@@ -151,10 +151,9 @@ impl Proxy {
     }
 
     async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {
-        let query = match args.and_then(|a| a.get("query")) {
-            Some(Value::String(s)) => s.clone(),
-            None | Some(Value::Null) => String::new(),
-            Some(other) => other.to_string(),
+        let query = match meta_tools::search_query(args) {
+            Ok(q) => q.to_string(),
+            Err(e) => return text_result(e, true),
         };
         let snap = self.upstream.catalog().await;
         if snap.source == CatalogSource::None && snap.catalog.is_empty() {
@@ -170,7 +169,13 @@ impl Proxy {
         let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
             .into_iter()
             .collect();
-        let reply = index.search(&query, &listed);
+        // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
+        // the reason `index_for` gives.
+        let search = move || index.search(&query, &listed);
+        let reply = match tokio::task::spawn_blocking(search).await {
+            Ok(reply) => reply,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
         let text = reply.json.to_string();
         if let Some(log) = &self.log {
             log.search(SearchRecord {

@@ -1,6 +1,6 @@
-//! The two meta-tools every client sees first: their definitions (honest annotations, alwaysLoad)
-//! and the forgiving parts of `call_tool` (name resolution, argument parsing, did-you-mean). Pure:
-//! the handler does the calling and logging. Must not do I/O.
+//! The two meta-tools every client sees first: their definitions (honest annotations, alwaysLoad),
+//! `search_tools`' query, and the forgiving parts of `call_tool` (name resolution, argument
+//! parsing, did-you-mean). Pure: the handler does the calling and logging. Must not do I/O.
 
 use serde_json::{Map, Value, json};
 
@@ -95,6 +95,28 @@ pub fn definitions(catalog: &Catalog, config: &Config) -> Vec<Value> {
         }
     }
     vec![search, call]
+}
+
+/// `search_tools`' `query`: a string within the search bounds. Anything else is refused with the
+/// text the model reads (as a tool error, like `call_tool`'s bad arguments).
+pub fn search_query(args: Option<&Value>) -> Result<&str, String> {
+    let got = match args.and_then(|a| a.get("query")) {
+        Some(Value::String(q)) => {
+            return crate::search::check_query(q)
+                .map(|()| q.as_str())
+                .map_err(|e| format!("search_tools: {e}"));
+        }
+        None => "nothing",
+        Some(Value::Null) => "null",
+        Some(Value::Bool(_)) => "a boolean",
+        Some(Value::Number(_)) => "a number",
+        Some(Value::Array(_)) => "an array",
+        Some(Value::Object(_)) => "an object",
+    };
+    Err(format!(
+        "search_tools: 'query' must be a string, got {got}; pass what the tool should do \
+         (\"send an email\"), a tool or backend name, or \"\" to list every tool"
+    ))
 }
 
 /// Why `call_tool` could not run a name.

@@ -89,3 +89,33 @@ fn arguments_object_or_string() {
     assert!(e.contains("not valid JSON"), "{e}");
     assert!(parse_arguments(Some(&json!(3))).is_err());
 }
+
+#[test]
+fn search_query_must_be_a_bounded_string() {
+    let q = |v: Value| search_query(Some(&v)).map(str::to_string);
+    assert_eq!(q(json!({"query": "send mail"})), Ok("send mail".into()));
+    assert_eq!(q(json!({"query": ""})), Ok(String::new()));
+    for (args, got) in [
+        (json!({}), "nothing"),
+        (json!({"query": null}), "null"),
+        (json!({"query": 3}), "a number"),
+        (json!({"query": {"a": 1}}), "an object"),
+        (json!({"query": ["a"]}), "an array"),
+        (json!("send mail"), "nothing"),
+    ] {
+        assert_eq!(
+            q(args.clone()),
+            Err(format!(
+                "search_tools: 'query' must be a string, got {got}; pass what the tool should do \
+                 (\"send an email\"), a tool or backend name, or \"\" to list every tool"
+            )),
+            "{args}"
+        );
+    }
+    assert!(search_query(None).is_err());
+    let e = q(json!({"query": "x".repeat(5000)})).unwrap_err();
+    assert!(
+        e.starts_with("search_tools: query too long: 5000 bytes, at most 4096"),
+        "{e}"
+    );
+}
