@@ -1,5 +1,6 @@
 //! The meta-tools' bad inputs through the real `mws serve`: a huge `search_tools` query refused
-//! while other requests go on, and queries and `call_tool` parameters of the wrong type.
+//! while other requests go on, queries and `call_tool` parameters of the wrong type, and an
+//! upstream whose own tools are named `search_tools` and `call_tool`.
 
 use std::time::{Duration, Instant};
 
@@ -125,7 +126,14 @@ async fn a_query_or_call_tool_parameter_of_the_wrong_type_is_a_tool_error() {
             "{arguments}"
         );
     }
-    // call_tool's own parameters.
+    // The same through call_tool, and call_tool's own parameters.
+    let r = call(
+        &served,
+        "call_tool",
+        json!({"name": "search_tools", "arguments": {"query": 7}}),
+    )
+    .await;
+    assert!(error_text(&r).contains("got a number"), "{r}");
     for (arguments, want) in [
         (json!({"name": 5}), "call_tool needs 'name'"),
         (json!({"name": null}), "call_tool needs 'name'"),
@@ -150,4 +158,151 @@ async fn a_query_or_call_tool_parameter_of_the_wrong_type_is_a_tool_error() {
         0,
         "nothing bad reached the upstream"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn meta_named_upstream_tools_are_reached_as_upstream_names() {
+    let tools = vec![
+        json!({"name": "search_tools", "description": "Search the upstream's own records.",
+               "inputSchema": {"type": "object"}}),
+        json!({"name": "call_tool", "description": "The upstream's own dispatcher.",
+               "inputSchema": {"type": "object"}}),
+        json!({"name": "notes_list", "description": "List notes.", "inputSchema": {"type": "object"}}),
+    ];
+    let fake = fake_http::start(Mode::Modern, tools, 10).await;
+    // The working set and pins name upstream tools as the upstream knows them.
+    let config = json!({"upstream": {"url": fake.url}, "pins": ["call_tool"]});
+    let mut served = serve::start(&config, &["search_tools"]);
+    listed(
+        &served,
+        &[
+            "search_tools",
+            "call_tool",
+            "upstream__search_tools",
+            "upstream__call_tool",
+        ],
+    )
+    .await;
+    let list = post_modern(&served.url, 1, "tools/list", json!({})).await;
+    let tool = &list["result"]["tools"][2];
+    assert_eq!(tool["description"], "Search the upstream's own records.");
+    assert_eq!(list["result"]["tools"][0]["title"], "Search tools");
+
+    // Search shows the upstream's tools under the same names, and so do its templates.
+    let r = call(&served, "search_tools", json!({"query": "own records"})).await;
+    let reply: Value = serde_json::from_str(&clients::text(&r)).unwrap();
+    assert_eq!(
+        reply["results"][0]["name"], "upstream__search_tools",
+        "{reply}"
+    );
+    assert_eq!(reply["results"][0]["listed"], true, "{reply}");
+    let template = &reply["results"][0]["call_tool"];
+    assert_eq!(template["name"], "upstream__search_tools", "{reply}");
+    let r = call(&served, "search_tools", json!({"query": ""})).await;
+    let text = clients::text(&r);
+    assert!(text.contains("upstream__call_tool"), "{text}");
+    assert!(!text.contains("\"call_tool\""), "{text}");
+
+    // The bare names are mws's; the upstream__ names reach the upstream, directly and through
+    // call_tool, under the upstream's own names.
+    let r = call(&served, "upstream__search_tools", json!({"q": 1})).await;
+    assert_eq!(clients::text(&r), "called search_tools");
+    let via = json!({"name": "upstream__call_tool", "arguments": {}});
+    let r = call(&served, "call_tool", via).await;
+    assert_eq!(clients::text(&r), "called call_tool");
+    let via = json!({"name": "mcp__mws__upstream__search_tools"});
+    let r = call(&served, "call_tool", via).await;
+    assert_eq!(clients::text(&r), "called search_tools");
+    let via = json!({"name": "search_tools", "arguments": {"query": "list notes"}});
+    let r = call(&served, "call_tool", via).await;
+    assert!(clients::text(&r).contains("\"mode\":\"ranked\""), "{r}");
+    let r = call(&served, "call_tool", json!({"name": "call_tool"})).await;
+    assert_eq!(
+        error_text(&r),
+        "call_tool: 'name' must be the tool to run, not call_tool itself"
+    );
+    let r = call(
+        &served,
+        "call_tool",
+        json!({"name": "upstream_search_tool"}),
+    )
+    .await;
+    let text = error_text(&r);
+    assert!(
+        text.contains("Did you mean: upstream__search_tools"),
+        "{text}"
+    );
+    let sent: Vec<String> = fake
+        .state
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|s| s.method == "tools/call")
+        .map(|s| s.body["params"]["name"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(sent, ["search_tools", "call_tool", "search_tools"]);
+
+    served.stop();
+    let rows: Vec<(String, String)> = served.calls().into_iter().map(|r| (r.0, r.1)).collect();
+    let row = |t: &str, via: &str| (t.to_string(), via.to_string());
+    assert_eq!(
+        rows,
+        [
+            row("search_tools", "direct"),
+            row("call_tool", "call_tool"),
+            row("search_tools", "call_tool"),
+        ]
+    );
+    // The report lists the upstream's tool as clients see it, with the calls logged under its
+    // upstream name.
+    let config = json!({"upstream": {"url": fake.url}, "pins": ["call_tool"],
+                        "stateDir": served.dir.path().join("state"), "transcripts": []});
+    let path = served.dir.path().join("report.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let out = serve::mws()
+        .arg("--config")
+        .arg(&path)
+        .args(["report", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows: Vec<(&str, &str, bool, u64)> = report["listed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let name = t["name"].as_str().unwrap();
+            let reason = t["reason"].as_str().unwrap();
+            (
+                name,
+                reason,
+                t["inCatalog"] == true,
+                t["calls"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("search_tools", "meta-tool", false, 0),
+            ("call_tool", "meta-tool", false, 0),
+            ("upstream__search_tools", "promoted", true, 2),
+            ("upstream__call_tool", "pin", true, 1),
+        ],
+        "{report}"
+    );
+    let stderr = served.stderr.lock().unwrap().join("\n");
+    for name in ["search_tools", "call_tool"] {
+        let warning = format!(
+            "the upstream has a tool named '{name}', like mws's own meta-tool: clients see it as \
+             'upstream__{name}' (the bare name runs mws's {name})"
+        );
+        assert_eq!(stderr.matches(&warning).count(), 1, "{stderr}");
+    }
 }
