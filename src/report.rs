@@ -151,14 +151,22 @@ pub fn compute(i: &Inputs) -> Report {
     for (n, tool) in i.listed.iter().enumerate() {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
         let size = tokens::tool_size(tok, tool);
-        let w = ws.get(name);
+        // The meta-tools come first. An upstream tool named like one is listed as
+        // `upstream__<name>` and recorded (working set, calls) under its upstream name.
+        let meta = n < META_TOOLS.len() && META_TOOLS.contains(&name);
+        let key = if meta {
+            ""
+        } else {
+            crate::server::meta_tools::upstream_name(i.catalog, name)
+        };
+        let w = ws.get(key);
         let reason = match w {
             Some(w) => w.reason.clone(),
-            None if META_TOOLS.contains(&name) => "meta-tool".into(),
-            None if i.pins.iter().any(|p| p == name) => "pin".into(),
+            None if meta => "meta-tool".into(),
+            None if i.pins.iter().any(|p| p == key) => "pin".into(),
             None => "listed".into(),
         };
-        listed_names.insert(name.to_string());
+        listed_names.insert(key.to_string());
         listed.push(ListedTool {
             name: name.to_string(),
             position: Some(n + 1),
@@ -166,8 +174,8 @@ pub fn compute(i: &Inputs) -> Report {
             since: w.map(|w| w.since.clone()),
             bytes: size.bytes,
             tokens: size.tokens,
-            in_catalog: i.catalog.contains(name),
-            usage: usage_of(usage.get(name).copied(), i.last_success.get(name)),
+            in_catalog: i.catalog.contains(key),
+            usage: usage_of(usage.get(key).copied(), i.last_success.get(key)),
         });
     }
     for w in i.working_set {

@@ -5,6 +5,7 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 
 use anyhow::Context;
 use serde_json::Value;
@@ -13,7 +14,8 @@ use super::{CmdResult, UsageError, load_config};
 use crate::catalog::Catalog;
 use crate::cli::SearchArgs;
 use crate::config::Config;
-use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions};
+use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions, check_query};
+use crate::server::meta_tools;
 use crate::term::Safe;
 
 pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
@@ -21,6 +23,10 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     let cfg = &loaded.config;
     if args.limit == Some(0) {
         return Err(UsageError("--limit must be at least 1".into()).into());
+    }
+    let query = args.query.join(" ");
+    if let Err(e) = check_query(&query) {
+        return Err(UsageError(e.to_string()).into());
     }
     let catalog = match &args.catalog {
         Some(path) => Catalog::load_file(path)?,
@@ -30,9 +36,10 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         aliases: cfg.search_aliases.clone(),
         backend_hints: cfg.backend_hints.clone(),
     };
-    let index = SearchIndex::build_shared(std::sync::Arc::new(catalog), &options);
-    let listed = listed_names(cfg);
-    let query = args.query.join(" ");
+    // Upstream tools named like a meta-tool under the names `search_tools` shows them by.
+    let catalog = meta_tools::exposed_catalog(&Arc::new(catalog));
+    let listed = listed_names(cfg, &catalog);
+    let index = SearchIndex::build_shared(catalog, &options);
     let opts = QueryOptions {
         limit: args.limit,
         explain: args.explain,
@@ -77,8 +84,9 @@ fn live_or_stored(cfg: &Config) -> anyhow::Result<Catalog> {
     }
 }
 
-/// Names in `working-set.json`, if there is one (marks listed tools in the reply).
-fn listed_names(cfg: &Config) -> HashSet<String> {
+/// Names in `working-set.json`, if there is one (marks listed tools in the reply), as `catalog`
+/// (the exposed one) names them.
+fn listed_names(cfg: &Config, catalog: &Catalog) -> HashSet<String> {
     let Ok(text) = std::fs::read_to_string(cfg.working_set_path()) else {
         return HashSet::new();
     };
@@ -88,7 +96,13 @@ fn listed_names(cfg: &Config) -> HashSet<String> {
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .map(str::to_string)
+        .map(|n| {
+            if meta_tools::is_meta(n) && !catalog.contains(n) {
+                format!("{}{n}", meta_tools::SHADOWED_PREFIX)
+            } else {
+                n.to_string()
+            }
+        })
         .collect()
 }
 

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use crate::server::meta_tools;
+
 /// The names under which this proxy's tools appear in one transcript root, and the catalog to map
 /// recorded tool names back to upstream names.
 #[derive(Debug, Clone, Default)]
@@ -174,14 +176,14 @@ impl Names {
     }
 
     /// A tool name as the client recorded it (already without the server part) → upstream name.
+    /// The bare meta-tool names are mws's own even when the upstream has a tool of that name,
+    /// which clients see as `upstream__<name>` (`server::meta_tools`).
     pub fn resolve(&self, tool: &str, client: Client) -> Resolved {
-        if !self.exact.contains_key(tool) {
-            if tool == META_CALL {
-                return Resolved::CallTool;
-            }
-            if tool == META_SEARCH {
-                return Resolved::Search;
-            }
+        if tool == META_CALL {
+            return Resolved::CallTool;
+        }
+        if tool == META_SEARCH {
+            return Resolved::Search;
         }
         Resolved::Tool(self.upstream(tool, client))
     }
@@ -191,6 +193,11 @@ impl Names {
     pub fn upstream(&self, tool: &str, client: Client) -> String {
         if self.exact.contains_key(tool) {
             return tool.to_string();
+        }
+        if let Some(meta) = tool.strip_prefix(meta_tools::SHADOWED_PREFIX)
+            && meta_tools::is_meta(meta)
+        {
+            return meta.to_string();
         }
         let (map, key) = match client {
             Client::Claude => (&self.by_claude, claude_normalize(tool)),
@@ -379,6 +386,18 @@ mod tests {
         ] {
             assert_eq!(n.call_tool_target(name, Client::Codex), want, "{name}");
         }
+    }
+
+    /// An upstream's own `call_tool`, which clients see as `upstream__call_tool`.
+    #[test]
+    fn meta_named_upstream_tools_are_recorded_by_their_upstream_names() {
+        let n = Names::new(&["toolbox"], &["call_tool", "get-sum"]);
+        let (_, r) = n.claude_tool("mcp__toolbox__call_tool").unwrap();
+        assert_eq!(r, Resolved::CallTool);
+        let (_, r) = n.claude_tool("mcp__toolbox__upstream__call_tool").unwrap();
+        assert_eq!(r, Resolved::Tool("call_tool".into()));
+        let target = n.call_tool_target("upstream__call_tool", Client::Codex);
+        assert_eq!(target, "call_tool");
     }
 
     #[test]

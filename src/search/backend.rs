@@ -127,6 +127,9 @@ pub struct Backends {
     /// Per tool (catalog order): index into `names`, and the byte offset where the local name
     /// (without prefix and separator) starts.
     pub of_tool: Vec<Option<(u32, u32)>>,
+    /// ASCII-lowercased name → index into `names` (the first of names equal but for case), so
+    /// that each query word costs one lookup, not a pass over the backends.
+    by_lower: FastMap<Box<str>, u32>,
 }
 
 impl Backends {
@@ -148,6 +151,11 @@ impl Backends {
             });
             b.of_tool.push(entry);
         }
+        for (i, n) in b.names.iter().enumerate() {
+            b.by_lower
+                .entry(n.to_ascii_lowercase().into())
+                .or_insert(i as u32);
+        }
         b
     }
 
@@ -158,10 +166,13 @@ impl Backends {
 
     /// The backend with this name, case-insensitively.
     pub fn find(&self, word: &str) -> Option<u32> {
-        self.names
-            .iter()
-            .position(|n| n.eq_ignore_ascii_case(word))
-            .map(|i| i as u32)
+        if word.bytes().any(|b| b.is_ascii_uppercase()) {
+            self.by_lower
+                .get(word.to_ascii_lowercase().as_str())
+                .copied()
+        } else {
+            self.by_lower.get(word).copied()
+        }
     }
 }
 

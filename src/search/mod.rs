@@ -4,12 +4,14 @@
 //!
 //! Files: `tokenize` (words and stems), `synonyms` (query expansion), `backend` (name prefixes),
 //! `bm25f` (the inverted index and scoring), `rank` (a query against the index, `--explain`),
-//! `modes` (exact / backend / ranked / catalog), `reply` (the JSON and its budget).
+//! `modes` (exact / backend / ranked / catalog), `reply` (the JSON and its budget), `query` (the
+//! bounds of a query).
 
 mod backend;
 mod bm25f;
 mod hash;
 mod modes;
+mod query;
 mod rank;
 mod reply;
 mod synonyms;
@@ -21,6 +23,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 pub use bm25f::{FIELDS, Variant};
+pub use query::{MAX_QUERY_BYTES, MAX_QUERY_WORDS, QueryError, check as check_query};
 pub use rank::{Explain, WordExplain};
 pub use reply::trim as trim_text;
 pub use reply::{DESCRIPTION_CAPS, SCHEMA_RESULTS, Trimmed};

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
+use super::query::step;
 use super::reply::{self, Entry, json_len};
 use super::tokenize::tokens;
 use super::{
@@ -35,6 +36,7 @@ pub fn run(ix: &SearchIndex, query: &str, listed: &HashSet<String>, opts: &Query
     }
     let words: Vec<&str> = q.split_whitespace().collect();
     let backend_word = |w: &str| {
+        step(1);
         ix.backends
             .find(w.trim_matches(|c: char| !c.is_alphanumeric() && c != '-' && c != '_'))
     };
@@ -43,16 +45,18 @@ pub fn run(ix: &SearchIndex, query: &str, listed: &HashSet<String>, opts: &Query
     {
         return backend(ix, b, listed, opts);
     }
+    // The first word that names a backend restricts the ranking to it; the other words rank.
     let mut restrict = None;
-    let mut rest = String::new();
+    let mut rest = String::with_capacity(q.len() + 1);
     for w in &words {
-        match backend_word(w) {
-            Some(b) if restrict.is_none() => restrict = Some(b),
-            _ => {
-                rest.push_str(w);
-                rest.push(' ');
-            }
+        if restrict.is_none()
+            && let Some(b) = backend_word(w)
+        {
+            restrict = Some(b);
+            continue;
         }
+        rest.push_str(w);
+        rest.push(' ');
     }
     ranked(ix, &rest, restrict, listed, opts)
 }

@@ -3,11 +3,13 @@
 //! lives in a thread-local so a query allocates only its result list.
 
 use std::cell::RefCell;
+use std::collections::HashSet;
 
 use serde::Serialize;
 
 use super::SearchIndex;
 use super::bm25f::Index;
+use super::query::step;
 
 /// Weight of a synonym match relative to the literal query word. A tool that uses the user's own
 /// word wins over one that uses a synonym; raising it toward 1 makes them equal.
@@ -94,11 +96,15 @@ thread_local! {
 }
 
 impl SearchIndex {
-    /// Stemmed, de-duplicated query words with their term ids.
+    /// Stemmed, de-duplicated query words with their term ids. Sets, not scans of the list: a
+    /// query of n distinct words must not cost n² comparisons (64,000 words once took 13.6 s).
     pub(super) fn query_words(&self, index: &Index, words: &[String]) -> Vec<QueryWord> {
-        let mut out: Vec<QueryWord> = Vec::new();
+        let all: HashSet<&str> = words.iter().map(String::as_str).collect();
+        let mut seen: HashSet<&str> = HashSet::with_capacity(all.len());
+        let mut out: Vec<QueryWord> = Vec::with_capacity(all.len());
         for w in words {
-            if out.iter().any(|q| &q.word == w) {
+            step(1);
+            if !seen.insert(w) {
                 continue;
             }
             let mut terms = Vec::new();
@@ -106,9 +112,10 @@ impl SearchIndex {
                 terms.push((t, 1.0, false));
             }
             for s in self.synonyms.expand(w) {
+                step(1);
                 // A synonym that is itself a word of the query is scored as that word already;
                 // counting it again here would score it twice ("send an email": email → send).
-                if words.iter().any(|q| q == s) {
+                if all.contains(s.as_str()) {
                     continue;
                 }
                 if let Some(t) = index.term(s)

@@ -14,7 +14,7 @@ use crate::mcp::code;
 use crate::search::{SearchIndex, SearchOptions};
 use crate::server::handler::{Caller, Proxy, RpcError, split_meta};
 use crate::server::listing::listed_names;
-use crate::server::meta_tools::{self, CALL_TOOL, SEARCH_TOOLS};
+use crate::server::meta_tools::{self, CALL_TOOL, Resolved, SEARCH_TOOLS};
 use crate::store::{CallRecord, SearchRecord};
 use crate::upstream::{CallContext, CatalogSource, UpstreamError};
 
@@ -55,6 +55,15 @@ impl Proxy {
                 self.call_tool(params.get("arguments"), input, ctx, caller)
                     .await
             }
+            _ if name.starts_with(meta_tools::SHADOWED_PREFIX) => {
+                // `upstream__search_tools` is the upstream's `search_tools` (meta_tools' rule).
+                let snap = self.upstream.catalog().await;
+                let real = meta_tools::upstream_name(&snap.catalog, &name).to_string();
+                let mut params = params;
+                params["name"] = json!(real);
+                self.forward_call(&real, params, ctx, "direct", caller)
+                    .await
+            }
             _ => {
                 self.forward_call(&name, params, ctx, "direct", caller)
                     .await
@@ -87,12 +96,16 @@ impl Proxy {
         };
         let snap = self.upstream.catalog().await;
         let real = match meta_tools::resolve(&snap.catalog, name) {
-            Ok(real) => real,
+            Ok(Resolved::Tool(real)) => real,
+            Ok(Resolved::Search) => return Ok(self.search_tools(Some(&arguments), caller).await),
+            Ok(Resolved::CallTool) => {
+                return Ok(text_result(
+                    "call_tool: 'name' must be the tool to run, not call_tool itself".into(),
+                    true,
+                ));
+            }
             Err(unknown) => return Ok(text_result(unknown.message(), true)),
         };
-        if real == SEARCH_TOOLS {
-            return Ok(self.search_tools(Some(&arguments), caller).await);
-        }
         let mut params = json!({"name": real, "arguments": arguments});
         if let Some(p) = params.as_object_mut() {
             p.extend(input);
@@ -151,10 +164,9 @@ impl Proxy {
     }
 
     async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {
-        let query = match args.and_then(|a| a.get("query")) {
-            Some(Value::String(s)) => s.clone(),
-            None | Some(Value::Null) => String::new(),
-            Some(other) => other.to_string(),
+        let query = match meta_tools::search_query(args) {
+            Ok(q) => q.to_string(),
+            Err(e) => return text_result(e, true),
         };
         let snap = self.upstream.catalog().await;
         if snap.source == CatalogSource::None && snap.catalog.is_empty() {
@@ -171,7 +183,13 @@ impl Proxy {
         let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
             .into_iter()
             .collect();
-        let reply = index.search(&query, &listed);
+        // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
+        // the reason `index_for` gives.
+        let search = move || index.search(&query, &listed);
+        let reply = match tokio::task::spawn_blocking(search).await {
+            Ok(reply) => reply,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
         let text = reply.json.to_string();
         if let Some(log) = &self.log {
             log.search(SearchRecord {
@@ -198,13 +216,14 @@ impl Proxy {
         {
             return idx.clone();
         }
+        warn_shadowed(catalog);
         let options = SearchOptions {
             aliases: self.config.search_aliases.clone(),
             backend_hints: self.config.backend_hints.clone(),
         };
         // Shares the catalog the snapshot holds instead of copying every tool object into the
         // index (a second copy of a 1,000-tool catalog is ~1.4 MB of heap for the life of it).
-        let catalog = catalog.clone();
+        let catalog = meta_tools::exposed_catalog(catalog);
         let build = move || Arc::new(SearchIndex::build_shared(catalog, &options));
         // A build takes milliseconds (about 50 at 10,000 tools) and `mws serve` runs one worker,
         // so it runs on a blocking thread while calls go on. Not `block_in_place`: that retires
@@ -234,6 +253,30 @@ impl Proxy {
         }
         entry.1 = now;
         entry.0.clone()
+    }
+}
+
+/// Says once per process, on stderr, under which name clients see each upstream tool named like
+/// a meta-tool (`meta_tools`' rule).
+pub(crate) fn warn_shadowed(catalog: &crate::catalog::Catalog) {
+    static WARNED: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    for (name, shown) in meta_tools::shadowed(catalog) {
+        let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+        if warned.contains(&name) {
+            continue;
+        }
+        warned.push(name);
+        match shown {
+            Some(alias) => tracing::warn!(
+                "the upstream has a tool named '{name}', like mws's own meta-tool: clients see it \
+                 as '{alias}' (the bare name runs mws's {name})"
+            ),
+            None => tracing::warn!(
+                "the upstream has a tool named '{name}', like mws's own meta-tool, and one named \
+                 '{SHADOWED}{name}': its '{name}' is not offered to clients",
+                SHADOWED = meta_tools::SHADOWED_PREFIX
+            ),
+        }
     }
 }
 

@@ -191,6 +191,7 @@ impl Proxy {
                 return (**r).clone();
             }
         }
+        crate::server::calls::warn_shadowed(&snap.catalog);
         let result = json!({"tools": listed_tools(&snap.catalog, &ws, &self.config)});
         *self.listing.lock().unwrap_or_else(|e| e.into_inner()) =
             Some((snap.version, ws, Arc::new(result.clone())));

@@ -2,6 +2,7 @@
 //! lists, slimmed (docs/protocol.md) and marked `anthropic/alwaysLoad`. Pure; shared by the
 //! proxy and `mws report` (which counts its tokens). Must not do I/O.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
@@ -13,25 +14,49 @@ use crate::server::meta_tools;
 
 /// The tools a client is sent, in order: `search_tools`, `call_tool`, then each working-set tool
 /// present in `catalog`, in working-set order, then config `pins` not already in the working set.
+/// Working-set and pin names are upstream names (an `upstream__search_tools` is taken for the
+/// upstream's `search_tools`); a tool named like a meta-tool is listed under the name clients see
+/// (`meta_tools::exposed_name`).
 pub fn listed_tools(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<Value> {
     let mut out = meta_tools::definitions(catalog, config);
-    for name in listed_names(catalog, working_set, config) {
+    for (name, shown) in listed(catalog, working_set, config) {
         if let Some(tool) = catalog.get(&name) {
-            out.push(present(tool, config.compact_descriptions));
+            let tool = present(tool, config.compact_descriptions);
+            out.push(match shown {
+                Some(alias) => meta_tools::renamed(tool, alias),
+                None => tool,
+            });
         }
     }
     out
 }
 
-/// The upstream tools that are listed (no meta-tools), in listing order.
+/// The upstream tools that are listed (no meta-tools), in listing order, by the names clients
+/// see.
 pub fn listed_names(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<String> {
+    listed(catalog, working_set, config)
+        .into_iter()
+        .map(|(name, shown)| shown.unwrap_or(name))
+        .collect()
+}
+
+/// The listed upstream names, each with the other name clients see it by, if any.
+fn listed(
+    catalog: &Catalog,
+    working_set: &[String],
+    config: &Config,
+) -> Vec<(String, Option<String>)> {
     let mut seen = HashSet::new();
     working_set
         .iter()
         .chain(config.pins.iter())
-        .filter(|n| !meta_tools::is_meta(n) && catalog.contains(n))
-        .filter(|n| seen.insert(n.as_str()))
-        .cloned()
+        .map(|n| meta_tools::upstream_name(catalog, n))
+        .filter(|n| catalog.contains(n))
+        .filter(|n| seen.insert(*n))
+        .filter_map(|n| match meta_tools::exposed_name(catalog, n)? {
+            Cow::Borrowed(_) => Some((n.to_string(), None)),
+            Cow::Owned(alias) => Some((n.to_string(), Some(alias))),
+        })
         .collect()
 }
 

@@ -80,6 +80,8 @@ fn meta_tools_first_then_working_set_present_upstream() {
             "call_tool",
             "mail_list",
             "mail_send",
+            // The upstream's own `search_tools`, under the name clients see it by.
+            "upstream__search_tools",
             "drive_get"
         ]
     );

@@ -1,6 +1,15 @@
-//! The two meta-tools every client sees first: their definitions (honest annotations, alwaysLoad)
-//! and the forgiving parts of `call_tool` (name resolution, argument parsing, did-you-mean). Pure:
-//! the handler does the calling and logging. Must not do I/O.
+//! The two meta-tools every client sees first: their definitions (honest annotations, alwaysLoad),
+//! `search_tools`' query, the forgiving parts of `call_tool` (name resolution, argument parsing,
+//! did-you-mean), and the names of upstream tools that share a meta-tool's name. Pure: the
+//! handler does the calling and logging. Must not do I/O.
+//!
+//! One rule for an upstream tool named `search_tools` or `call_tool`: clients see it as
+//! `upstream__search_tools` / `upstream__call_tool` (`SHADOWED_PREFIX`) everywhere (listing, search
+//! results and templates, `call_tool`, direct `tools/call`, did-you-mean), and the bare names always
+//! mean mws's own meta-tools. A call is sent upstream, and logged, under the upstream's own name.
+
+use std::borrow::Cow;
+use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
@@ -18,8 +27,91 @@ pub const SUGGESTIONS: usize = 3;
 /// Most backends named in `search_tools`' description. Raising it grows every listing.
 pub const MAX_BACKENDS_DESCRIBED: usize = 20;
 
+/// What clients see before the name of an upstream tool named like a meta-tool. It reads as
+/// the tool's server (`upstream`) in the `<server>__<tool>` form of gateways.
+pub const SHADOWED_PREFIX: &str = "upstream__";
+
 pub fn is_meta(name: &str) -> bool {
     name == SEARCH_TOOLS || name == CALL_TOOL
+}
+
+/// The name clients see for the upstream tool `name`: `upstream__<name>` for a meta-tool's name,
+/// else `name` itself. `None` when the upstream also has a tool of that `upstream__` name (that
+/// tool keeps it, and the meta-named one is not exposed).
+pub fn exposed_name<'a>(catalog: &Catalog, name: &'a str) -> Option<Cow<'a, str>> {
+    if !is_meta(name) {
+        return Some(Cow::Borrowed(name));
+    }
+    let alias = format!("{SHADOWED_PREFIX}{name}");
+    (!catalog.contains(&alias)).then_some(Cow::Owned(alias))
+}
+
+/// The upstream's name for a name a client used: `upstream__search_tools` → `search_tools`
+/// (unless the upstream has a tool literally named `upstream__search_tools`), else the name.
+pub fn upstream_name<'a>(catalog: &Catalog, name: &'a str) -> &'a str {
+    match name.strip_prefix(SHADOWED_PREFIX) {
+        Some(rest) if is_meta(rest) && !catalog.contains(name) => rest,
+        _ => name,
+    }
+}
+
+/// The upstream tools named like a meta-tool, with the name clients see (`None`: not exposed).
+pub fn shadowed(catalog: &Catalog) -> Vec<(&'static str, Option<String>)> {
+    [SEARCH_TOOLS, CALL_TOOL]
+        .into_iter()
+        .filter(|m| catalog.contains(m))
+        .map(|m| (m, exposed_name(catalog, m).map(Cow::into_owned)))
+        .collect()
+}
+
+/// The catalog as clients see it (search runs on it): tools named like a meta-tool renamed per
+/// `exposed_name`. The same `Arc` when the upstream has none (nearly always).
+pub fn exposed_catalog(catalog: &Arc<Catalog>) -> Arc<Catalog> {
+    if shadowed(catalog).is_empty() {
+        return catalog.clone();
+    }
+    let tools = catalog
+        .tools()
+        .iter()
+        .filter_map(|t| {
+            let name = t.get("name").and_then(Value::as_str).unwrap_or("");
+            match exposed_name(catalog, name)? {
+                Cow::Borrowed(_) => Some(t.clone()),
+                Cow::Owned(alias) => Some(renamed(t.clone(), alias)),
+            }
+        })
+        .collect();
+    Arc::new(Catalog::new(tools))
+}
+
+/// `tool` with its `name` replaced (key order kept).
+pub fn renamed(mut tool: Value, name: String) -> Value {
+    if let Some(n) = tool.get_mut("name") {
+        *n = Value::String(name);
+    }
+    tool
+}
+
+/// `search_tools`' `query`: a string within the search bounds. Anything else is refused with the
+/// text the model reads (as a tool error, like `call_tool`'s bad arguments).
+pub fn search_query(args: Option<&Value>) -> Result<&str, String> {
+    let got = match args.and_then(|a| a.get("query")) {
+        Some(Value::String(q)) => {
+            return crate::search::check_query(q)
+                .map(|()| q.as_str())
+                .map_err(|e| format!("search_tools: {e}"));
+        }
+        None => "nothing",
+        Some(Value::Null) => "null",
+        Some(Value::Bool(_)) => "a boolean",
+        Some(Value::Number(_)) => "a number",
+        Some(Value::Array(_)) => "an array",
+        Some(Value::Object(_)) => "an object",
+    };
+    Err(format!(
+        "search_tools: 'query' must be a string, got {got}; pass what the tool should do \
+         (\"send an email\"), a tool or backend name, or \"\" to list every tool"
+    ))
 }
 
 /// `search_tools` and `call_tool` as listed.
@@ -119,39 +211,66 @@ impl UnknownTool {
     }
 }
 
-/// Maps the name a model gave `call_tool` to an upstream tool name: exact; without a
-/// `mcp__<server>__` prefix; with `-`/`_` confusion undone; with a missing backend prefix added when
-/// exactly one tool fits. With an empty catalog (upstream not listed yet) the name is passed on.
-pub fn resolve(catalog: &Catalog, name: &str) -> Result<String, UnknownTool> {
+/// What a name given to `call_tool` runs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    /// mws's own `search_tools`.
+    Search,
+    /// `call_tool` itself (refused: it runs other tools).
+    CallTool,
+    /// An upstream tool, by the upstream's name.
+    Tool(String),
+}
+
+/// Maps the name a model gave `call_tool` to what it runs: a meta-tool by its bare name, else an
+/// upstream tool, matched over the names clients see (`exposed_name`): exact; without a
+/// `mcp__<server>__` prefix; with `-`/`_` confusion undone; with a missing backend prefix added
+/// when exactly one tool fits. With an empty catalog (upstream not listed yet) the name is passed
+/// on.
+pub fn resolve(catalog: &Catalog, name: &str) -> Result<Resolved, UnknownTool> {
     let name = name.trim();
     let bare = strip_client_prefix(name);
-    if catalog.is_empty() {
-        return Ok(bare.to_string());
+    let tool = |n: &str| Ok(Resolved::Tool(upstream_name(catalog, n).to_string()));
+    let visible = |n: &str| {
+        let up = upstream_name(catalog, n);
+        catalog.contains(up) && exposed_name(catalog, up).as_deref() == Some(n)
+    };
+    if visible(name) {
+        return tool(name);
     }
-    for candidate in [name, bare] {
-        if catalog.contains(candidate) {
-            return Ok(candidate.to_string());
-        }
+    match bare {
+        SEARCH_TOOLS => return Ok(Resolved::Search),
+        CALL_TOOL => return Ok(Resolved::CallTool),
+        _ => {}
+    }
+    if catalog.is_empty() || visible(bare) {
+        return tool(bare);
     }
     let norm = |s: &str| s.replace('-', "_").to_lowercase();
     let want = norm(bare);
-    let unique = |matches: Vec<&str>| (matches.len() == 1).then(|| matches[0].to_string());
-    if let Some(n) = unique(catalog.names().filter(|n| norm(n) == want).collect()) {
-        return Ok(n);
+    let names: Vec<Cow<str>> = exposed_names(catalog).collect();
+    let unique = |matches: Vec<&Cow<str>>| (matches.len() == 1).then(|| matches[0].to_string());
+    if let Some(n) = unique(names.iter().filter(|n| norm(n) == want).collect()) {
+        return tool(&n);
     }
     let suffix = format!("_{want}");
     if let Some(n) = unique(
-        catalog
-            .names()
+        names
+            .iter()
             .filter(|n| norm(n).ends_with(&suffix))
             .collect(),
     ) {
-        return Ok(n);
+        return tool(&n);
     }
     Err(UnknownTool {
         name: bare.to_string(),
         suggestions: closest(catalog, bare, SUGGESTIONS),
     })
+}
+
+/// The catalog's names as clients see them, in catalog order.
+fn exposed_names(catalog: &Catalog) -> impl Iterator<Item = Cow<'_, str>> {
+    catalog.names().filter_map(|n| exposed_name(catalog, n))
 }
 
 /// `mcp__toolbox__mail_send` → `mail_send` (Claude Code and Codex both prefix so).
@@ -179,7 +298,7 @@ pub fn parse_arguments(v: Option<&Value>) -> Result<Value, String> {
     }
 }
 
-/// The `n` catalog names closest to `name`: by edit distance over lowercase names, with shared
+/// The `n` catalog names (as clients see them) closest to `name`: by edit distance over lowercase names, with shared
 /// words counting in favour. Ties keep catalog order.
 pub fn closest(catalog: &Catalog, name: &str, n: usize) -> Vec<String> {
     let want = name.to_lowercase();
@@ -187,8 +306,7 @@ pub fn closest(catalog: &Catalog, name: &str, n: usize) -> Vec<String> {
         .split(['_', '-', '.', ' '])
         .filter(|w| !w.is_empty())
         .collect();
-    let mut scored: Vec<(usize, usize, &str)> = catalog
-        .names()
+    let mut scored: Vec<(usize, usize, Cow<str>)> = exposed_names(catalog)
         .enumerate()
         .map(|(i, cand)| {
             let c = cand.to_lowercase();

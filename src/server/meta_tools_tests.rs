@@ -53,14 +53,14 @@ fn resolution_cases() {
     ] {
         let got = resolve(&c, given);
         match want {
-            Ok(w) => assert_eq!(got.as_deref(), Ok(w), "{given}"),
+            Ok(w) => assert_eq!(got, Ok(Resolved::Tool(w.into())), "{given}"),
             Err(w) => assert_eq!(got.unwrap_err().name, w, "{given}"),
         }
     }
     // An empty catalog passes names on (the upstream decides).
     assert_eq!(
-        resolve(&Catalog::default(), "mcp__toolbox__x").as_deref(),
-        Ok("x")
+        resolve(&Catalog::default(), "mcp__toolbox__x"),
+        Ok(Resolved::Tool("x".into()))
     );
 }
 
@@ -88,4 +88,97 @@ fn arguments_object_or_string() {
     let e = parse_arguments(Some(&json!("{nope"))).unwrap_err();
     assert!(e.contains("not valid JSON"), "{e}");
     assert!(parse_arguments(Some(&json!(3))).is_err());
+}
+
+/// An upstream with its own `search_tools` and `call_tool`: clients see them as
+/// `upstream__search_tools` and `upstream__call_tool`; the bare names are mws's meta-tools.
+#[test]
+fn meta_named_upstream_tools_are_exposed_under_one_other_name() {
+    let c = Catalog::new(
+        ["search_tools", "call_tool", "mail_send_message"]
+            .iter()
+            .map(|n| json!({"name": n}))
+            .collect(),
+    );
+    let tool = |n: &str| Ok(Resolved::Tool(n.into()));
+    for (given, want) in [
+        ("search_tools", Ok(Resolved::Search)),
+        ("mcp__mws__search_tools", Ok(Resolved::Search)),
+        ("call_tool", Ok(Resolved::CallTool)),
+        ("upstream__search_tools", tool("search_tools")),
+        ("mcp__mws__upstream__call_tool", tool("call_tool")),
+        ("Upstream__Search-Tools", tool("search_tools")),
+        ("send_message", tool("mail_send_message")),
+    ] {
+        assert_eq!(resolve(&c, given), want, "{given}");
+    }
+    let e = resolve(&c, "upstream_search_tool").unwrap_err();
+    assert_eq!(e.suggestions[0], "upstream__search_tools");
+    assert!(e.suggestions.iter().all(|s| !is_meta(s)), "{e:?}");
+
+    assert_eq!(
+        exposed_name(&c, "call_tool").unwrap(),
+        "upstream__call_tool"
+    );
+    assert_eq!(upstream_name(&c, "upstream__call_tool"), "call_tool");
+    assert_eq!(upstream_name(&c, "mail_send_message"), "mail_send_message");
+    let shown = exposed_catalog(&std::sync::Arc::new(c));
+    let names: Vec<&str> = shown.names().collect();
+    assert_eq!(
+        names,
+        [
+            "upstream__search_tools",
+            "upstream__call_tool",
+            "mail_send_message"
+        ]
+    );
+
+    // An upstream that also has `upstream__search_tools` keeps it; its `search_tools` is hidden.
+    let c = Catalog::new(
+        ["search_tools", "upstream__search_tools"]
+            .iter()
+            .map(|n| json!({"name": n}))
+            .collect(),
+    );
+    assert_eq!(exposed_name(&c, "search_tools"), None);
+    assert_eq!(
+        upstream_name(&c, "upstream__search_tools"),
+        "upstream__search_tools"
+    );
+    assert_eq!(shadowed(&c), [("search_tools", None)]);
+    let shown = exposed_catalog(&std::sync::Arc::new(c));
+    assert_eq!(
+        shown.names().collect::<Vec<_>>(),
+        ["upstream__search_tools"]
+    );
+}
+
+#[test]
+fn search_query_must_be_a_bounded_string() {
+    let q = |v: Value| search_query(Some(&v)).map(str::to_string);
+    assert_eq!(q(json!({"query": "send mail"})), Ok("send mail".into()));
+    assert_eq!(q(json!({"query": ""})), Ok(String::new()));
+    for (args, got) in [
+        (json!({}), "nothing"),
+        (json!({"query": null}), "null"),
+        (json!({"query": 3}), "a number"),
+        (json!({"query": {"a": 1}}), "an object"),
+        (json!({"query": ["a"]}), "an array"),
+        (json!("send mail"), "nothing"),
+    ] {
+        assert_eq!(
+            q(args.clone()),
+            Err(format!(
+                "search_tools: 'query' must be a string, got {got}; pass what the tool should do \
+                 (\"send an email\"), a tool or backend name, or \"\" to list every tool"
+            )),
+            "{args}"
+        );
+    }
+    assert!(search_query(None).is_err());
+    let e = q(json!({"query": "x".repeat(5000)})).unwrap_err();
+    assert!(
+        e.starts_with("search_tools: query too long: 5000 bytes, at most 4096"),
+        "{e}"
+    );
 }

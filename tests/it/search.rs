@@ -156,3 +156,26 @@ fn a_bad_catalog_file_is_named() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("missing.json"));
 }
+
+#[test]
+fn a_query_past_the_bounds_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = fixture("catalog.json");
+    let long = "x".repeat(5000);
+    let words: Vec<&str> = ["share"; 300].to_vec();
+    for (args, want) in [
+        (
+            vec![long.as_str()],
+            "query too long: 5000 bytes, at most 4096",
+        ),
+        (words, "query has too many words: more than 256"),
+    ] {
+        let mut all = vec!["--catalog", cat.to_str().unwrap()];
+        all.extend(args);
+        let out = run(dir.path(), &all);
+        assert_eq!(out.status.code(), Some(2));
+        let err = text(&out.stderr);
+        assert!(err.contains(want), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -4,6 +4,7 @@
 mod conformance;
 mod http;
 mod legacy;
+mod meta;
 mod python;
 mod serve_cmd;
 mod stdio;
