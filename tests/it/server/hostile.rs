@@ -1,0 +1,146 @@
+//! What a hostile or careless HTTP client sends to the real `mws serve --demo`: ids of every JSON
+//! type, wrong content types, duplicate and malformed `Host`/`Origin`, absolute-form targets,
+//! trickled headers and bodies, and the messages for a numeric `protocolVersion` or a missing
+//! `method`. Sessions under the same treatment are in `sessions.rs`.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::support::serve::{self, Served};
+
+/// How long a raw request may take to be answered before the test fails.
+const ANSWER: Duration = Duration::from_secs(20);
+
+pub(super) fn demo() -> Served {
+    let dir = tempfile::tempdir().unwrap();
+    serve::start_in(dir, &json!({}), &["--demo"])
+}
+
+pub(super) fn addr(url: &str) -> String {
+    url.trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string()
+}
+
+/// Sends `head` (request line and headers, `\r\n` separated, without the blank line) and `body`
+/// over a raw socket with `Connection: close`; returns the status and the body text.
+async fn raw(url: &str, head: &str, body: &str) -> (u16, String) {
+    let mut s = tokio::net::TcpStream::connect(addr(url)).await.unwrap();
+    let req = format!(
+        "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    let read = tokio::time::timeout(ANSWER, s.read_to_end(&mut out)).await;
+    assert!(read.is_ok(), "no answer to {head:?} within {ANSWER:?}");
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
+    (status, body)
+}
+
+fn modern_body(id: &str, method: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{{"name":"hostile","version":"1"}},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    )
+}
+
+fn modern_head(host: &str, method: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}"
+    )
+}
+
+/// The message of a JSON-RPC error reply.
+pub(super) fn message(body: &str) -> String {
+    let v: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("not JSON: {body:?}"));
+    v["error"]["message"].as_str().unwrap_or("").to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_post_needs_a_json_content_type() {
+    let s = demo();
+    let host = addr(&s.url);
+    let body = modern_body("1", "tools/list");
+    let base = "POST /mcp HTTP/1.1\r\nHost: HOST\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+                Mcp-Method: tools/list"
+        .replace("HOST", &host);
+    for ct in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        Some("application/jsonx"),
+        None,
+    ] {
+        let head = match ct {
+            Some(ct) => format!("{base}\r\nContent-Type: {ct}"),
+            None => base.clone(),
+        };
+        let (status, text) = raw(&s.url, &head, &body).await;
+        assert_eq!(status, 415, "{ct:?}: {text}");
+        assert!(
+            message(&text).contains(
+                "unsupported media type: a POST to /mcp needs Content-Type: application/json"
+            ),
+            "{text}"
+        );
+    }
+    let head = format!("{base}\r\nContent-Type: Application/JSON; charset=utf-8");
+    let (status, text) = raw(&s.url, &head, &body).await;
+    assert_eq!(status, 200, "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplicate_or_malformed_host_and_origin_are_refused() {
+    let s = demo();
+    let host = addr(&s.url);
+    let body = modern_body("1", "tools/list");
+    let head = modern_head(&host, "tools/list");
+    let cases = [
+        (
+            format!("{head}\r\nHost: evil.example.com"),
+            400,
+            "more than one Host header",
+        ),
+        (
+            format!("{head}\r\nOrigin: http://127.0.0.1\r\nOrigin: http://evil.example.com"),
+            400,
+            "more than one Origin header",
+        ),
+        (
+            modern_head("", "tools/list"),
+            403,
+            "forbidden: the Host header is empty",
+        ),
+        (
+            modern_head("[::1", "tools/list"),
+            403,
+            "forbidden: Host '[::1' is not loopback",
+        ),
+        (
+            head.replacen("POST /mcp", "POST http://evil.example.com/mcp", 1),
+            403,
+            "forbidden: the request target 'evil.example.com' is not loopback",
+        ),
+    ];
+    for (head, status, want) in cases {
+        let (got, text) = raw(&s.url, &head, &body).await;
+        assert_eq!(got, status, "{head:?}: {text}");
+        assert!(message(&text).contains(want), "{head:?}: {text}");
+    }
+    let (got, text) = raw(&s.url, &head, &body).await;
+    assert_eq!(got, 200, "{text}");
+}
+
