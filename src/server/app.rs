@@ -293,19 +293,21 @@ fn unknown_session() -> Response {
 }
 
 /// GET: a legacy session's stream of server notifications (`tools/list_changed` when the working
-/// set or the upstream catalog changes), with keep-alives.
+/// set or the upstream catalog changes), with keep-alives, until the session ends.
 async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     let Some(sid) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed();
     };
-    if st.sessions.get(sid, Instant::now()).is_none() {
+    let ended = st.sessions.ended(sid);
+    let Some(ended) = ended.filter(|_| st.sessions.get(sid, Instant::now()).is_some()) else {
         return unknown_session();
-    }
-    let shape = streams::get_shape(subscriptions::session_wants(st.sessions.clone(), sid));
+    };
+    let wants = subscriptions::session_wants(st.sessions.clone(), sid);
+    let shape = streams::get_shape(wants, ended);
     streams::stream(&st.proxy, shape, st.shutdown.clone(), true)
 }
 
-/// DELETE: ends a legacy session.
+/// DELETE: ends a legacy session (and with it its GET stream).
 async fn delete_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     let Some(sid) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed();

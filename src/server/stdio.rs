@@ -13,7 +13,7 @@ use tokio::task::JoinSet;
 use crate::mcp::{self, Era, code};
 use crate::server::handler::{Caller, Proxy};
 use crate::server::legacy::Sessions;
-use crate::server::legacy::new_session_id;
+use crate::server::legacy::{cap_client_name, new_session_id};
 use crate::server::{logs, modern, subscriptions};
 use crate::upstream::related::Level;
 
@@ -62,7 +62,9 @@ where
     // A legacy client's resource subscriptions, kept as a one-session `Sessions`; their updates go
     // out beside the replies (`subscriptions.rs`).
     let subs = Arc::new(Sessions::default());
-    let sub_id = subs.create(None, "", std::time::Instant::now());
+    let sub_id = subs
+        .create(None, "", std::time::Instant::now())
+        .map_err(std::io::Error::other)?;
     let updates_task = {
         let (tx, subs, sid) = (tx.clone(), subs.clone(), sub_id.clone());
         let mut notes = proxy.upstream().notifications();
@@ -144,7 +146,7 @@ where
                     .get("params")
                     .and_then(|p| p.pointer("/clientInfo/name"))
                     .and_then(Value::as_str)
-                    .map(String::from);
+                    .map(cap_client_name);
                 *lock(&client) = name;
                 initialized.store(true, std::sync::atomic::Ordering::Relaxed);
             }

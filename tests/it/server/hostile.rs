@@ -63,6 +63,12 @@ fn modern_head(host: &str, method: &str) -> String {
     )
 }
 
+pub(super) fn init_body(id: &str, name: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"{name}","version":"1"}}}}}}"#
+    )
+}
+
 /// The message of a JSON-RPC error reply.
 pub(super) fn message(body: &str) -> String {
     let v: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("not JSON: {body:?}"));

@@ -7,6 +7,7 @@ mod http;
 mod legacy;
 mod python;
 mod serve_cmd;
+mod sessions;
 mod stdio;
 mod streams;
 mod subscriptions;
