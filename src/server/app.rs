@@ -6,12 +6,11 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, Request as AxumRequest, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -26,7 +25,15 @@ use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
 use crate::server::{input, logs, progress, sse, streams, subscriptions};
 
+mod conn;
 mod legacy_post;
+
+pub use conn::HEADER_READ_TIMEOUT;
+
+/// How long a client may take to send a request body once its headers are in (408 past it).
+/// Raising it tolerates slower clients, and lets one that trickles its body hold a request that
+/// much longer.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -66,17 +73,10 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let (tx, rx) = watch::channel(false);
     let app = router(proxy, rx);
-    // No Nagle delay on replies: an SSE reply is written in several pieces, and a JSON-RPC
-    // answer should leave as soon as it is complete.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            let _ = tx.send(true);
-        })
-        .await
+    conn::serve(listener, app, shutdown, move || {
+        let _ = tx.send(true);
+    })
+    .await
 }
 
 /// The `/mcp` router without a listener (the fuzz target drives it with in-memory requests).
@@ -137,20 +137,24 @@ fn error_reply(
     )
 }
 
-async fn post_mcp(
-    State(st): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let body = match body {
-        Ok(b) => b,
-        Err(rej) => {
+async fn post_mcp(State(st): State<AppState>, headers: HeaderMap, req: AxumRequest) -> Response {
+    let body = match tokio::time::timeout(BODY_READ_TIMEOUT, Bytes::from_request(req, &st)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(rej)) => {
             let status = rej.status();
             let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
                 format!("request body too large: the limit is {MAX_BODY_BYTES} bytes")
             } else {
                 format!("cannot read the request body: {rej}")
             };
+            return error_reply(status, &Value::Null, code::INVALID_REQUEST, &message, None);
+        }
+        Err(_) => {
+            let message = format!(
+                "request timeout: request body not received within {} s",
+                BODY_READ_TIMEOUT.as_secs()
+            );
+            let status = StatusCode::REQUEST_TIMEOUT;
             return error_reply(status, &Value::Null, code::INVALID_REQUEST, &message, None);
         }
     };

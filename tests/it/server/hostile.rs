@@ -3,7 +3,7 @@
 //! trickled headers and bodies, and the messages for a numeric `protocolVersion` or a missing
 //! `method`. Sessions under the same treatment are in `sessions.rs`.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -150,3 +150,52 @@ async fn duplicate_or_malformed_host_and_origin_are_refused() {
     assert_eq!(got, 200, "{text}");
 }
 
+/// How long the server may hold a connection that trickles its headers or body (its limit plus
+/// slack).
+const TRICKLE_BOUND: Duration = Duration::from_secs(25);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trickled_headers_and_bodies_are_cut_off() {
+    let s = demo();
+    let host = addr(&s.url);
+    // Headers: a byte a second, never finished.
+    let mut sock = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let head = modern_head(&host, "tools/list");
+    let start = Instant::now();
+    let mut closed = false;
+    for b in head.bytes().cycle() {
+        if sock.write_all(&[b]).await.is_err() {
+            closed = true;
+            break;
+        }
+        let mut buf = [0u8; 512];
+        match tokio::time::timeout(Duration::from_millis(500), sock.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => {
+                closed = true;
+                break;
+            }
+            _ => {}
+        }
+        if start.elapsed() > TRICKLE_BOUND {
+            break;
+        }
+    }
+    assert!(
+        closed,
+        "a connection trickling its headers was held for {TRICKLE_BOUND:?}"
+    );
+
+    // Body: headers whole, then 10 of the 1000 bytes announced.
+    let mut sock = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let req = format!("{head}\r\nContent-Length: 1000\r\n\r\n{{\"jsonrpc\"");
+    sock.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    let read = tokio::time::timeout(TRICKLE_BOUND, sock.read_to_end(&mut out)).await;
+    assert!(
+        read.is_ok(),
+        "a request whose body stalled was held for {TRICKLE_BOUND:?}"
+    );
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("request body not received within"), "{text}");
+}
