@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::mcp::{self, Era, code};
+use crate::mcp::{self, Era, check, code};
 use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy};
 use crate::server::legacy::Sessions;
@@ -171,7 +171,7 @@ async fn post_mcp(State(st): State<AppState>, headers: HeaderMap, req: AxumReque
             );
         }
     };
-    let msg: Map<String, Value> = match value {
+    let mut msg: Map<String, Value> = match value {
         Value::Object(m) if m.get("jsonrpc").and_then(Value::as_str) == Some("2.0") => m,
         Value::Array(_) => {
             let m = "Invalid request: batch arrays are not supported; send one JSON-RPC message per POST";
@@ -194,6 +194,42 @@ async fn post_mcp(State(st): State<AppState>, headers: HeaderMap, req: AxumReque
             );
         }
     };
+    let big_id = match check::id(msg.get("id"), &body).and_then(|big| {
+        check::method(&msg)?;
+        Ok(big)
+    }) {
+        Ok(big) => big,
+        Err(m) => {
+            let (status, null) = (StatusCode::BAD_REQUEST, &Value::Null);
+            return error_reply(status, null, code::INVALID_REQUEST, &m, None);
+        }
+    };
+    drop(body);
+    match big_id {
+        None => post_message(st, headers, msg).await,
+        Some(placeholder) => {
+            msg.insert("id".into(), placeholder);
+            restore_big_id(post_message(st, headers, msg).await)
+        }
+    }
+}
+
+/// A reply whose body carries a big-id placeholder with the id's digits put back
+/// (`mcp::check::restore`), chunk by chunk (an SSE reply is written one event per chunk).
+fn restore_big_id(resp: Response) -> Response {
+    use futures_util::StreamExt;
+    resp.map(|body| {
+        let chunks = body.into_data_stream().map(|chunk| {
+            chunk.map(|b| match check::has_big_id(&b) {
+                true => Bytes::from(check::restore(&b)),
+                false => b,
+            })
+        });
+        axum::body::Body::from_stream(chunks)
+    })
+}
+
+async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>) -> Response {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let accept = header_str(&headers, "accept");
     let sse_reply = sse::prefers_sse(accept);

@@ -63,6 +63,13 @@ fn modern_head(host: &str, method: &str) -> String {
     )
 }
 
+fn legacy_head(host: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream"
+    )
+}
+
 pub(super) fn init_body(id: &str, name: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{{}},"clientInfo":{{"name":"{name}","version":"1"}}}}}}"#
@@ -73,6 +80,104 @@ pub(super) fn init_body(id: &str, name: &str) -> String {
 pub(super) fn message(body: &str) -> String {
     let v: Value = serde_json::from_str(body).unwrap_or_else(|_| panic!("not JSON: {body:?}"));
     v["error"]["message"].as_str().unwrap_or("").to_string()
+}
+
+const BAD_IDS: &[(&str, &str)] = &[
+    ("{\"a\":1}", "an object"),
+    ("[1]", "an array"),
+    ("true", "a boolean"),
+    ("1.5", "a fraction"),
+    ("1e3", "a fraction"),
+    ("null", "null"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ids_of_every_type_are_checked_and_valid_ones_echoed_exactly() {
+    let s = demo();
+    let host = addr(&s.url);
+    for (id, what) in BAD_IDS {
+        for (head, body) in [
+            (
+                modern_head(&host, "tools/list"),
+                modern_body(id, "tools/list"),
+            ),
+            (legacy_head(&host), init_body(id, "c")),
+        ] {
+            let (status, text) = raw(&s.url, &head, &body).await;
+            assert_eq!(status, 400, "id {id}: {text}");
+            let v: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["id"], Value::Null, "{text}");
+            assert_eq!(v["error"]["code"], -32600, "{text}");
+            let m = message(&text);
+            assert!(
+                m.contains("the request id must be a string or an integer") && m.contains(what),
+                "id {id}: {m}"
+            );
+        }
+    }
+    for id in [
+        "123456789012345678901234567890",
+        "-98765432109876543210",
+        "7",
+        "\"a\\u00e9\"",
+    ] {
+        let (status, text) = raw(
+            &s.url,
+            &modern_head(&host, "tools/list"),
+            &modern_body(id, "tools/list"),
+        )
+        .await;
+        assert_eq!(status, 200, "{text}");
+        let want = if id.starts_with('"') {
+            "\"id\":\"a\u{e9}\"".to_string()
+        } else {
+            format!("\"id\":{id}")
+        };
+        assert!(text.contains(&want), "id {id} not echoed: {text:.200}");
+        let (status, text) = raw(&s.url, &legacy_head(&host), &init_body(id, "c")).await;
+        assert_eq!(status, 200, "{text}");
+        assert!(
+            text.contains(&want),
+            "legacy id {id} not echoed: {text:.200}"
+        );
+    }
+
+    // --stdio: the same rules, one reply line each.
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mws"))
+        .args(["serve", "--demo", "--stdio", "--state-dir"])
+        .arg(dir.path().join("state"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let big = "123456789012345678901234567890";
+    let mut lines: Vec<String> = BAD_IDS.iter().map(|(id, _)| init_body(id, "c")).collect();
+    lines.push(init_body(big, "c"));
+    lines.push(r#"{"jsonrpc":"2.0","id":-98765432109876543210,"method":"ping"}"#.into());
+    stdin
+        .write_all((lines.join("\n") + "\n").as_bytes())
+        .await
+        .unwrap();
+    drop(stdin);
+    let mut out = String::new();
+    let mut stdout = child.stdout.take().unwrap();
+    let read = tokio::time::timeout(ANSWER, stdout.read_to_string(&mut out)).await;
+    assert!(read.is_ok(), "mws --stdio did not answer: {out}");
+    for (_, what) in BAD_IDS {
+        assert!(
+            out.lines().any(|l| l.contains("\"id\":null")
+                && l.contains("-32600")
+                && l.contains("the request id must be a string or an integer")
+                && l.contains(what)),
+            "no -32600 for {what}: {out}"
+        );
+    }
+    assert!(out.contains(&format!("\"id\":{big}")), "{out}");
+    assert!(out.contains("\"id\":-98765432109876543210"), "{out}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -198,4 +303,27 @@ async fn trickled_headers_and_bodies_are_cut_off() {
     let text = String::from_utf8_lossy(&out);
     assert!(text.starts_with("HTTP/1.1 408"), "{text}");
     assert!(text.contains("request body not received within"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protocol_messages_say_what_is_wrong() {
+    let s = demo();
+    let host = addr(&s.url);
+    let numeric = modern_body("1", "tools/list").replace("\"2026-07-28\"", "20260728");
+    let (status, text) = raw(&s.url, &modern_head(&host, "tools/list"), &numeric).await;
+    assert_eq!(status, 400, "{text}");
+    assert_eq!(
+        message(&text),
+        "invalid params: params._meta[\"io.modelcontextprotocol/protocolVersion\"] must be a \
+         string, not a number"
+    );
+    let no_method = modern_body("1", "x").replace(",\"method\":\"x\"", "");
+    let (status, text) = raw(&s.url, &modern_head(&host, "tools/list"), &no_method).await;
+    assert_eq!(status, 400, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["error"]["code"], -32600, "{text}");
+    assert_eq!(
+        message(&text),
+        "invalid request: the method is missing (a request needs \"method\")"
+    );
 }
