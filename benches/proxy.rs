@@ -147,6 +147,7 @@ async fn start_proxy(name: &str, bin: &str, upstream: &str) -> Proxied {
     let search = target
         .http
         .post(&target.url)
+        .header("content-type", "application/json")
         .header("mcp-protocol-version", common::V)
         .header("mcp-method", "tools/call")
         .header("mcp-name", "search_tools")

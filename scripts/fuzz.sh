@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bounded fuzzing of the fuzz/ targets with cargo fuzz (libFuzzer): each target runs for
-# FUZZ_SECONDS (default 30) from its seed corpus in fuzz/seeds/<target>, then the regression inputs
-# in fuzz/regressions/<target> are replayed. Fails on any crash; a crash's input is left in
+# FUZZ_SECONDS (default 30) from its seed corpus in fuzz/seeds/<target> (with fuzz/<target>.dict
+# as its dictionary when there is one), then the regression inputs in fuzz/regressions/<target>
+# are replayed. Fails on any crash; a crash's input is left in
 # fuzz/artifacts/<target>/ and belongs in fuzz/regressions/<target>/ once fixed.
 #
 #   bash scripts/fuzz.sh                # every target
@@ -35,8 +36,10 @@ for t in "${targets[@]}"; do
         claude_code) seeds+=(fixtures/transcripts/claude/projects/-Users-dana-src-weather-app) ;;
         codex) seeds+=(fixtures/transcripts/codex/sessions/2026/11/28 fixtures/transcripts/real) ;;
     esac
+    dict=()
+    [ -f "fuzz/$t.dict" ] && dict+=("-dict=fuzz/$t.dict")
     echo "== fuzz $t for ${seconds}s"
-    if ! "${fuzz[@]}" run -s none "$t" "$corpus" "${seeds[@]}" -- \
+    if ! "${fuzz[@]}" run -s none "$t" "$corpus" "${seeds[@]}" -- "${dict[@]}" \
         -max_total_time="$seconds" -max_len=65536 -timeout=10 -print_final_stats=1 >"$log" 2>&1; then
         tail -n 60 "$log"
         echo "fuzz target $t crashed; its input is in fuzz/artifacts/$t/"

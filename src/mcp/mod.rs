@@ -108,5 +108,6 @@ pub fn notification(method: &str, params: Option<Value>) -> Value {
     Value::Object(m)
 }
 
+pub mod check;
 pub mod envelope;
 pub mod sse;

@@ -6,12 +6,11 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, FromRequest, Request as AxumRequest, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -19,14 +18,22 @@ use serde_json::{Map, Value};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::mcp::{self, Era, code};
+use crate::mcp::{self, Era, check, code};
 use crate::server::guards::{self, MAX_BODY_BYTES};
 use crate::server::handler::{Caller, Proxy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
 use crate::server::{input, logs, progress, sse, streams, subscriptions};
 
+mod conn;
 mod legacy_post;
+
+pub use conn::HEADER_READ_TIMEOUT;
+
+/// How long a client may take to send a request body once its headers are in (408 past it).
+/// Raising it tolerates slower clients, and lets one that trickles its body hold a request that
+/// much longer.
+pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -66,17 +73,10 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let (tx, rx) = watch::channel(false);
     let app = router(proxy, rx);
-    // No Nagle delay on replies: an SSE reply is written in several pieces, and a JSON-RPC
-    // answer should leave as soon as it is complete.
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            let _ = tx.send(true);
-        })
-        .await
+    conn::serve(listener, app, shutdown, move || {
+        let _ = tx.send(true);
+    })
+    .await
 }
 
 /// The `/mcp` router without a listener (the fuzz target drives it with in-memory requests).
@@ -137,20 +137,24 @@ fn error_reply(
     )
 }
 
-async fn post_mcp(
-    State(st): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let body = match body {
-        Ok(b) => b,
-        Err(rej) => {
+async fn post_mcp(State(st): State<AppState>, headers: HeaderMap, req: AxumRequest) -> Response {
+    let body = match tokio::time::timeout(BODY_READ_TIMEOUT, Bytes::from_request(req, &st)).await {
+        Ok(Ok(b)) => b,
+        Ok(Err(rej)) => {
             let status = rej.status();
             let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
                 format!("request body too large: the limit is {MAX_BODY_BYTES} bytes")
             } else {
                 format!("cannot read the request body: {rej}")
             };
+            return error_reply(status, &Value::Null, code::INVALID_REQUEST, &message, None);
+        }
+        Err(_) => {
+            let message = format!(
+                "request timeout: request body not received within {} s",
+                BODY_READ_TIMEOUT.as_secs()
+            );
+            let status = StatusCode::REQUEST_TIMEOUT;
             return error_reply(status, &Value::Null, code::INVALID_REQUEST, &message, None);
         }
     };
@@ -167,7 +171,7 @@ async fn post_mcp(
             );
         }
     };
-    let msg: Map<String, Value> = match value {
+    let mut msg: Map<String, Value> = match value {
         Value::Object(m) if m.get("jsonrpc").and_then(Value::as_str) == Some("2.0") => m,
         Value::Array(_) => {
             let m = "Invalid request: batch arrays are not supported; send one JSON-RPC message per POST";
@@ -190,6 +194,42 @@ async fn post_mcp(
             );
         }
     };
+    let big_id = match check::id(msg.get("id"), &body).and_then(|big| {
+        check::method(&msg)?;
+        Ok(big)
+    }) {
+        Ok(big) => big,
+        Err(m) => {
+            let (status, null) = (StatusCode::BAD_REQUEST, &Value::Null);
+            return error_reply(status, null, code::INVALID_REQUEST, &m, None);
+        }
+    };
+    drop(body);
+    match big_id {
+        None => post_message(st, headers, msg).await,
+        Some(placeholder) => {
+            msg.insert("id".into(), placeholder);
+            restore_big_id(post_message(st, headers, msg).await)
+        }
+    }
+}
+
+/// A reply whose body carries a big-id placeholder with the id's digits put back
+/// (`mcp::check::restore`), chunk by chunk (an SSE reply is written one event per chunk).
+fn restore_big_id(resp: Response) -> Response {
+    use futures_util::StreamExt;
+    resp.map(|body| {
+        let chunks = body.into_data_stream().map(|chunk| {
+            chunk.map(|b| match check::has_big_id(&b) {
+                true => Bytes::from(check::restore(&b)),
+                false => b,
+            })
+        });
+        axum::body::Body::from_stream(chunks)
+    })
+}
+
+async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>) -> Response {
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let accept = header_str(&headers, "accept");
     let sse_reply = sse::prefers_sse(accept);
@@ -293,19 +333,21 @@ fn unknown_session() -> Response {
 }
 
 /// GET: a legacy session's stream of server notifications (`tools/list_changed` when the working
-/// set or the upstream catalog changes), with keep-alives.
+/// set or the upstream catalog changes), with keep-alives, until the session ends.
 async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     let Some(sid) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed();
     };
-    if st.sessions.get(sid, Instant::now()).is_none() {
+    let ended = st.sessions.ended(sid);
+    let Some(ended) = ended.filter(|_| st.sessions.get(sid, Instant::now()).is_some()) else {
         return unknown_session();
-    }
-    let shape = streams::get_shape(subscriptions::session_wants(st.sessions.clone(), sid));
+    };
+    let wants = subscriptions::session_wants(st.sessions.clone(), sid);
+    let shape = streams::get_shape(wants, ended);
     streams::stream(&st.proxy, shape, st.shutdown.clone(), true)
 }
 
-/// DELETE: ends a legacy session.
+/// DELETE: ends a legacy session (and with it its GET stream).
 async fn delete_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     let Some(sid) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed();

@@ -77,14 +77,24 @@ pub fn validate(
 ) -> Result<Envelope, RpcError> {
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
     let m = meta(msg);
-    let Some(version) = m
-        .and_then(|m| m.get(META_PROTOCOL_VERSION))
-        .and_then(Value::as_str)
-    else {
-        return Err(RpcError::new(
-            code::INVALID_PARAMS,
-            format!("invalid params: missing params._meta[\"{META_PROTOCOL_VERSION}\"]"),
-        ));
+    let version = match m.and_then(|m| m.get(META_PROTOCOL_VERSION)) {
+        Some(Value::String(v)) => v.as_str(),
+        Some(other) => {
+            return Err(RpcError::new(
+                code::INVALID_PARAMS,
+                format!(
+                    "invalid params: params._meta[\"{META_PROTOCOL_VERSION}\"] must be a string, \
+                     not {}",
+                    crate::mcp::check::kind(other)
+                ),
+            ));
+        }
+        None => {
+            return Err(RpcError::new(
+                code::INVALID_PARAMS,
+                format!("invalid params: missing params._meta[\"{META_PROTOCOL_VERSION}\"]"),
+            ));
+        }
     };
     // A header that disagrees with the body is a mismatch even when the body's version is one we
     // do not serve (the header is what intermediaries route on).

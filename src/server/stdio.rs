@@ -10,10 +10,10 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 
-use crate::mcp::{self, Era, code};
+use crate::mcp::{self, Era, check, code};
 use crate::server::handler::{Caller, Proxy};
 use crate::server::legacy::Sessions;
-use crate::server::legacy::new_session_id;
+use crate::server::legacy::{cap_client_name, new_session_id};
 use crate::server::{logs, modern, subscriptions};
 use crate::upstream::related::Level;
 
@@ -30,15 +30,24 @@ where
     let log_level: Arc<Mutex<Option<Level>>> = Arc::new(Mutex::new(None));
     let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
 
-    let write_task = tokio::spawn(async move {
-        let mut writer = writer;
-        while let Some(msg) = rx.recv().await {
-            let mut line = msg.to_string();
-            line.push('\n');
-            writer.write_all(line.as_bytes()).await?;
-            writer.flush().await?;
+    // Set once a request had an integer id too large for `Value`: replies are then scanned for
+    // its placeholder (`mcp::check`).
+    let big_ids = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let write_task = tokio::spawn({
+        let big_ids = big_ids.clone();
+        async move {
+            let mut writer = writer;
+            while let Some(msg) = rx.recv().await {
+                let mut line = serde_json::to_vec(&msg).unwrap_or_default();
+                if big_ids.load(std::sync::atomic::Ordering::Relaxed) && check::has_big_id(&line) {
+                    line = check::restore(&line);
+                }
+                line.push(b'\n');
+                writer.write_all(&line).await?;
+                writer.flush().await?;
+            }
+            Ok::<_, std::io::Error>(())
         }
-        Ok::<_, std::io::Error>(())
     });
 
     // Legacy clients that initialized hear about working-set changes.
@@ -62,7 +71,9 @@ where
     // A legacy client's resource subscriptions, kept as a one-session `Sessions`; their updates go
     // out beside the replies (`subscriptions.rs`).
     let subs = Arc::new(Sessions::default());
-    let sub_id = subs.create(None, "", std::time::Instant::now());
+    let sub_id = subs
+        .create(None, "", std::time::Instant::now())
+        .map_err(std::io::Error::other)?;
     let updates_task = {
         let (tx, subs, sid) = (tx.clone(), subs.clone(), sub_id.clone());
         let mut notes = proxy.upstream().notifications();
@@ -89,7 +100,7 @@ where
         if line.trim().is_empty() {
             continue;
         }
-        let msg = match serde_json::from_str::<Value>(&line) {
+        let mut msg = match serde_json::from_str::<Value>(&line) {
             Ok(Value::Object(m)) => m,
             Ok(Value::Array(_)) => {
                 let m = "Invalid request: batch arrays are not supported";
@@ -122,6 +133,25 @@ where
                 continue;
             }
         };
+        match check::id(msg.get("id"), line.as_bytes()).and_then(|big| {
+            check::method(&msg)?;
+            Ok(big)
+        }) {
+            Ok(None) => {}
+            Ok(Some(placeholder)) => {
+                big_ids.store(true, std::sync::atomic::Ordering::Relaxed);
+                msg.insert("id".into(), placeholder);
+            }
+            Err(m) => {
+                let _ = tx.send(mcp::error_response(
+                    &Value::Null,
+                    code::INVALID_REQUEST,
+                    &m,
+                    None,
+                ));
+                continue;
+            }
+        }
         let id = msg.get("id").cloned();
         let caller = if modern::is_modern(&msg, None) {
             match modern::validate(&msg, None) {
@@ -144,7 +174,7 @@ where
                     .get("params")
                     .and_then(|p| p.pointer("/clientInfo/name"))
                     .and_then(Value::as_str)
-                    .map(String::from);
+                    .map(cap_client_name);
                 *lock(&client) = name;
                 initialized.store(true, std::sync::atomic::Ordering::Relaxed);
             }

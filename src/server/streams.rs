@@ -42,6 +42,8 @@ pub struct Shape {
     pub updates: Option<Wants>,
     /// The listen's URIs held upstream while the stream is open.
     pub held: Option<Held>,
+    /// Fails once the legacy session behind the stream ends (DELETE, expiry): the stream ends too.
+    pub ended: Option<watch::Receiver<()>>,
 }
 
 /// A `subscriptions/listen` stream for request `id` asking for `filter`. `resources`: the upstream,
@@ -96,12 +98,13 @@ pub fn listen_shape(
         )),
         updates,
         held,
+        ended: None,
     }
 }
 
 /// A legacy GET stream: list_changed, and updates of the resources the session subscribed to
-/// (`wants`).
-pub fn get_shape(wants: Wants) -> Shape {
+/// (`wants`), until `ended` fails (`Sessions::ended`).
+pub fn get_shape(wants: Wants, ended: watch::Receiver<()>) -> Shape {
     Shape {
         first: None,
         subscription: None,
@@ -109,6 +112,7 @@ pub fn get_shape(wants: Wants) -> Shape {
         last: None,
         updates: Some(wants),
         held: None,
+        ended: Some(ended),
     }
 }
 
@@ -120,6 +124,7 @@ struct State {
     notes: Option<broadcast::Receiver<Value>>,
     stop: watch::Receiver<bool>,
     done: bool,
+    ended: Option<watch::Receiver<()>>,
     _held: Option<Held>,
 }
 
@@ -143,6 +148,15 @@ async fn next_update(
             Err(broadcast::error::RecvError::Lagged(_)) => continue,
             Err(broadcast::error::RecvError::Closed) => return None,
         }
+    }
+}
+
+/// Resolves once the session behind a stream ended; pending forever without one.
+async fn session_end(ended: &mut Option<watch::Receiver<()>>) {
+    match ended {
+        // The sender is never sent on, only dropped with the session: `changed` fails then.
+        Some(rx) => while rx.changed().await.is_ok() {},
+        None => std::future::pending().await,
     }
 }
 
@@ -176,6 +190,7 @@ pub fn stream(
         notes: wants.as_ref().map(|_| proxy.upstream().notifications()),
         stop: shutdown,
         done: false,
+        ended: shape.ended,
         _held: shape.held,
     };
     let body = futures_util::stream::unfold(state, move |mut st| {
@@ -203,10 +218,12 @@ pub fn stream(
                     None => { st.notes = None; sse::KEEP_ALIVE.to_string() }
                 },
                 _ = st.stop.wait_for(|s| *s) => String::new(),
+                _ = session_end(&mut st.ended) => String::new(),
                 _ = tokio::time::sleep(KEEP_ALIVE_EVERY) => sse::KEEP_ALIVE.to_string(),
             };
             if text.is_empty() {
-                // Shutdown: the listen result closes the stream, a GET stream just ends.
+                // Shutdown (or the session's end): the listen result closes the stream, a GET
+                // stream just ends.
                 st.done = true;
                 return last.map(|l| (l, st));
             }

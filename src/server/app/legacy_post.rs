@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use super::{AppState, Request, SESSION_HEADER, error_reply, header_str, json_reply};
 use crate::mcp::{self, Era, LEGACY_VERSIONS, code};
 use crate::server::handler::{Caller, negotiate_legacy};
+use crate::server::legacy::{MAX_SESSION_CAPABILITIES_BYTES, cap_client_name};
 use crate::server::{input, logs, modern, progress, subscriptions};
 
 pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_>) -> Response {
@@ -47,16 +48,33 @@ pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_
         let client = params
             .and_then(|p| p.pointer("/clientInfo/name"))
             .and_then(Value::as_str)
-            .map(String::from)
+            .map(cap_client_name)
             .or(user_agent);
         let requested = params
             .and_then(|p| p.get("protocolVersion"))
             .and_then(Value::as_str)
             .unwrap_or("");
-        let sid = st
+        let input = input::capabilities(params);
+        let size = input.as_deref().map_or(0, json_len);
+        if size > MAX_SESSION_CAPABILITIES_BYTES {
+            let m = format!(
+                "invalid params: the input capabilities in params.capabilities take {size} bytes; \
+                 a session keeps at most {MAX_SESSION_CAPABILITIES_BYTES}"
+            );
+            return error_reply(StatusCode::OK, &id, code::INVALID_PARAMS, &m, None);
+        }
+        let sid = match st
             .sessions
-            .create(client.clone(), negotiate_legacy(requested), now);
-        st.sessions.set_input(&sid, input::capabilities(params));
+            .create(client.clone(), negotiate_legacy(requested), now)
+        {
+            Ok(sid) => sid,
+            Err(full) => {
+                let m = full.to_string();
+                let status = StatusCode::SERVICE_UNAVAILABLE;
+                return error_reply(status, &id, code::INTERNAL_ERROR, &m, None);
+            }
+        };
+        st.sessions.set_input(&sid, input);
         subscriptions::release(st.proxy.upstream(), st.sessions.take_orphaned());
         let caller = Caller {
             era: Era::Legacy,
@@ -137,4 +155,21 @@ pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_
         return input::relay(p, i, msg, caller, Some(resp), None);
     }
     json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref())
+}
+
+/// The length of `v` as JSON text, without building the text.
+fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
 }

@@ -118,6 +118,7 @@ impl Serve {
         let mut r = self
             .http
             .post(&self.url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", V)
             .header("mcp-method", method);
         if let Some(n) = body["params"]["name"].as_str() {

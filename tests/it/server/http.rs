@@ -113,6 +113,7 @@ async fn bad_input_gets_clear_errors_and_the_server_keeps_serving() {
     old["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
     let r = client()
         .post(&h.url)
+        .header("content-type", "application/json")
         .header("mcp-protocol-version", "1900-01-01")
         .header("mcp-method", "tools/list")
         .body(old.to_string())
@@ -257,6 +258,7 @@ async fn modern_discover_list_and_call() {
     assert_eq!(res["result"]["ttlMs"], 0);
     let r = client()
         .post(&h.url)
+        .header("content-type", "application/json")
         .header("mcp-protocol-version", V)
         .header("mcp-method", "notifications/cancelled")
         .body(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}).to_string())

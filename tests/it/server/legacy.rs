@@ -15,6 +15,7 @@ async fn legacy_session_lifecycle() {
         "clientInfo": {"name": "codex-mcp-client", "version": "0.169.0"}}});
     let r = client()
         .post(&h.url)
+        .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .body(init.to_string())
         .send()
@@ -35,6 +36,7 @@ async fn legacy_session_lifecycle() {
     let legacy = |body: Value, accept: &'static str| {
         client()
             .post(&h.url)
+            .header("content-type", "application/json")
             .header("accept", accept)
             .header("mcp-session-id", sid.clone())
             .header("mcp-protocol-version", "2025-06-18")

@@ -2,11 +2,13 @@
 //! in-memory fake upstream, driven over HTTP, stdio pipes and the Python SDK client.
 
 mod conformance;
+mod hostile;
 mod http;
 mod legacy;
 mod meta;
 mod python;
 mod serve_cmd;
+mod sessions;
 mod stdio;
 mod streams;
 mod subscriptions;

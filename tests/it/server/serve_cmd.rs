@@ -97,6 +97,7 @@ async fn serve_demo_answers_logs_and_stops_on_sigterm() {
         let method = body["method"].as_str().unwrap().to_string();
         let mut r = http
             .post(&url)
+            .header("content-type", "application/json")
             .header("mcp-protocol-version", V)
             .header("mcp-method", method);
         if let Some(n) = body["params"]["name"].as_str() {

@@ -71,7 +71,8 @@ async fn listen_stream_acknowledges_and_announces_promotions() {
         .to_string();
     let mut sock = tokio::net::TcpStream::connect(&addr).await.unwrap();
     let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n\
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: text/event-stream\r\n\
          MCP-Protocol-Version: {V}\r\nMcp-Method: subscriptions/listen\r\n\
          Content-Length: {}\r\n\r\n{listen}",
         listen.len()
