@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 mod errors;
-mod jsonc;
+pub(crate) mod jsonc;
 mod raw;
 
 pub use errors::Problem;

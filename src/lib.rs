@@ -16,5 +16,6 @@ pub mod promote;
 pub mod report;
 pub mod search;
 pub mod server;
+pub mod setup;
 pub mod store;
 pub mod upstream;
