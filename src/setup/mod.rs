@@ -8,6 +8,8 @@ pub mod codex;
 pub mod cursor;
 pub mod entry;
 pub mod gemini;
+pub mod plan;
+pub mod render;
 pub mod sources;
 pub mod vscode;
 
