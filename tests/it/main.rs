@@ -15,5 +15,6 @@ mod ingest;
 mod matrix;
 mod relay;
 mod search;
+mod setup;
 mod support;
 mod upstream;
