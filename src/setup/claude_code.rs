@@ -11,6 +11,7 @@ use super::{Client, Findings, Origin, Scope};
 const DIALECT: Dialect = Dialect {
     http_url_keys: &[],
     env_colon_vars: false,
+    bare_dollar_vars: false,
 };
 
 /// The key of a server map in both files.

@@ -56,6 +56,8 @@ pub struct Dialect {
     pub http_url_keys: &'static [&'static str],
     /// The client writes `${env:NAME}` (Cursor, VS Code): rewritten to mws's `${NAME}`.
     pub env_colon_vars: bool,
+    /// The client also expands `$NAME` without braces (Gemini CLI): rewritten to `${NAME}`.
+    pub bare_dollar_vars: bool,
 }
 
 /// Reads every entry of a server map (`mcpServers`, VS Code's `servers`) into `out`.
@@ -168,6 +170,12 @@ pub fn finish(mut t: Transport, dialect: Dialect, flags: &mut Vec<Flag>) -> Tran
             *s = s.replace(ENV_COLON, "${");
             rewritten = true;
         }
+        if dialect.bare_dollar_vars
+            && let Some(braced) = brace_bare_vars(s)
+        {
+            *s = braced;
+            rewritten = true;
+        }
         let mut rest = s.as_str();
         while let Some(i) = rest.find(INPUT_VAR) {
             rest = &rest[i + INPUT_VAR.len()..];
@@ -197,6 +205,32 @@ pub fn finish(mut t: Transport, dialect: Dialect, flags: &mut Vec<Flag>) -> Tran
     }
     flags.extend(inputs.into_iter().map(Flag::Input));
     t
+}
+
+/// `$NAME` → `${NAME}` everywhere in `s`; `None` when there is none.
+fn brace_bare_vars(s: &str) -> Option<String> {
+    let mut out = String::with_capacity(s.len());
+    let mut changed = false;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let starts_name = |c: char| c.is_ascii_alphabetic() || c == '_';
+        if c == '$' && chars.peek().is_some_and(|&(_, n)| starts_name(n)) {
+            let start = i + 1;
+            let mut end = start;
+            while let Some(&(j, n)) = chars.peek() {
+                if !(n.is_ascii_alphanumeric() || n == '_') {
+                    break;
+                }
+                end = j + n.len_utf8();
+                chars.next();
+            }
+            out += &format!("${{{}}}", &s[start..end]);
+            changed = true;
+        } else {
+            out.push(c);
+        }
+    }
+    changed.then_some(out)
 }
 
 /// Cursor's and VS Code's environment variable syntax, `${env:NAME}`.
@@ -252,5 +286,23 @@ pub fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::brace_bare_vars;
+
+    #[test]
+    fn bare_variables_get_braces() {
+        let cases = [
+            ("$HOME/x", Some("${HOME}/x")),
+            ("a $B_1-c ${D}", Some("a ${B_1}-c ${D}")),
+            ("${D} and $ 5 and $1", None),
+            ("plain", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(brace_bare_vars(input).as_deref(), want, "{input}");
+        }
     }
 }

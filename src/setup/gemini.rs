@@ -1,6 +1,7 @@
 //! Gemini CLI's registrations: `mcpServers` in `~/.gemini/settings.json` and
 //! `<project>/.gemini/settings.json` (JSON with comments). `httpUrl` is Streamable HTTP, `url`
-//! with `type` that type, a bare `url` Streamable HTTP (the CLI's code tries it first). Pure parsing.
+//! with `type` that type, a bare `url` Streamable HTTP (the CLI's code tries it first); `$VAR`
+//! becomes mws's `${VAR}`. Pure parsing.
 
 use std::path::Path;
 
@@ -12,6 +13,7 @@ const SERVERS: &str = "mcpServers";
 const DIALECT: Dialect = Dialect {
     http_url_keys: &["httpUrl"],
     env_colon_vars: false,
+    bare_dollar_vars: true,
 };
 
 /// A `settings.json`; `scope` is `User` for `~/.gemini`, `Project` for a project's `.gemini`.
@@ -61,7 +63,8 @@ mod tests {
             panic!("{:?}", out.found[0]);
         };
         assert_eq!(cwd.as_deref(), Some(Path::new("./mcp-servers/python")));
-        assert_eq!(env["API_KEY"], "$MY_API_TOKEN");
+        assert_eq!(env["API_KEY"], "${MY_API_TOKEN}");
+        assert_eq!(out.found[0].flags, [Flag::VariablesRewritten]);
         assert!(
             matches!(&out.found[1].transport, Transport::Http { url, headers } if url == "http://localhost:3000/mcp" && headers["Authorization"] == "Bearer your-api-token")
         );

@@ -12,6 +12,7 @@ const SERVERS: &str = "servers";
 const DIALECT: Dialect = Dialect {
     http_url_keys: &[],
     env_colon_vars: true,
+    bare_dollar_vars: false,
 };
 
 /// A `mcp.json`; `scope` is `User` for a profile's, `Project` for a workspace's `.vscode/mcp.json`.
