@@ -1,6 +1,7 @@
 //! Codex's registrations: the `[mcp_servers.<name>]` tables of `$CODEX_HOME/config.toml`. Codex
 //! names secrets by variable (`bearer_token_env_var`, `env_http_headers`); they become mws's
-//! `${VAR}` references, never values. Pure parsing; must not read other tables.
+//! `${VAR}` references, never values. Also lists the projects the user file trusts (a project's
+//! `.codex/config.toml` counts only then). Pure parsing; must not read other tables.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -65,6 +66,25 @@ pub fn read_config(text: &str, file: &Path, scope: Scope, out: &mut Findings) {
         }
     }
 }
+
+/// The projects the user file trusts (`[projects."<path>"] trust_level = "trusted"`); Codex reads
+/// a project's own `.codex/config.toml` only for these. A malformed file trusts none.
+pub fn trusted_projects(text: &str) -> Vec<PathBuf> {
+    let Ok(doc) = toml::from_str::<toml::Table>(text) else {
+        return Vec::new();
+    };
+    let Some(projects) = doc.get("projects").and_then(|p| p.as_table()) else {
+        return Vec::new();
+    };
+    projects
+        .iter()
+        .filter(|(_, v)| v.get("trust_level").and_then(|t| t.as_str()) == Some(TRUSTED))
+        .map(|(path, _)| PathBuf::from(path))
+        .collect()
+}
+
+/// The `trust_level` that lets Codex read a project's own config.
+const TRUSTED: &str = "trusted";
 
 /// One `[mcp_servers.<name>]` table: `command` (stdio) or `url` (Streamable HTTP; Codex has no SSE).
 fn parse_entry(v: &Value) -> Result<(Transport, Vec<Flag>), String> {
@@ -167,6 +187,13 @@ mod tests {
         assert_eq!(e.line, Some(3), "{e}");
         assert!(e.column.is_some(), "{e}");
         assert!(e.to_string().starts_with("/c/config.toml:3:"), "{e}");
+    }
+
+    #[test]
+    fn trusted_projects_are_listed() {
+        let text = "[projects.\"/a\"]\ntrust_level = \"trusted\"\n[projects.\"/b\"]\ntrust_level = \"untrusted\"\n";
+        assert_eq!(trusted_projects(text), [PathBuf::from("/a")]);
+        assert!(trusted_projects("[projects").is_empty());
     }
 
     #[test]

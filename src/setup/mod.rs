@@ -202,7 +202,8 @@ fn position(line: Option<usize>, column: Option<usize>) -> String {
 /// Everything the readers found; readers push into it.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Findings {
-    /// Every file looked at: `read`, `missing` or `error`.
+    /// Every file that exists among those looked at: `read`, `error`, or `untrusted` (a Codex
+    /// project file the user file does not trust; not imported).
     pub files: Vec<FileStatus>,
     pub found: Vec<Found>,
     pub skipped: Vec<Skipped>,

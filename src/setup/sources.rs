@@ -91,6 +91,11 @@ pub fn locate(env: &Env) -> Vec<(Kind, PathBuf)> {
         .clone()
         .unwrap_or_else(|| home.join(".codex"));
     files.push((Kind::Codex(Scope::User), codex_home.join("config.toml")));
+    files.extend(project_files(
+        env,
+        ".codex/config.toml",
+        Kind::Codex(Scope::Project),
+    ));
     let desktop = "Claude/claude_desktop_config.json";
     files.push((Kind::ClaudeDesktop, env.config_home().join(desktop)));
     files.push((Kind::ClaudeDesktop, mac_support(home).join(desktop)));
@@ -157,8 +162,19 @@ fn profiles(dir: &Path) -> Vec<(Kind, PathBuf)> {
 /// Reads every located file that exists and runs its reader.
 pub fn scan(env: &Env) -> Findings {
     let mut out = Findings::default();
+    // Codex reads a project's `.codex/config.toml` only when the user file trusts that project.
+    let mut codex_trusted = Vec::new();
     for (kind, path) in locate(env) {
         let client = kind.client();
+        if kind == Kind::Codex(Scope::Project) {
+            let project = path.parent().and_then(Path::parent);
+            if !project.is_some_and(|p| codex_trusted.iter().any(|t: &PathBuf| t == p)) {
+                if path.is_file() {
+                    out.files.push(status(client, &path, "untrusted"));
+                }
+                continue;
+            }
+        }
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -175,6 +191,9 @@ pub fn scan(env: &Env) -> Findings {
                 continue;
             }
         };
+        if kind == Kind::Codex(Scope::User) {
+            codex_trusted = super::codex::trusted_projects(&text);
+        }
         let errors_before = out.errors.len();
         read(kind, &text, &path, &mut out);
         let ok = out.errors.len() == errors_before;
@@ -236,6 +255,38 @@ mod tests {
         );
         assert!(files.contains(&(Kind::ClaudeMcpJson, "/h/.mcp.json".into())));
         assert!(files.contains(&(Kind::Codex(Scope::User), "/h/.codex/config.toml".into())));
+    }
+
+    #[test]
+    fn a_codex_project_file_counts_only_when_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("h");
+        let (trusted, other) = (dir.path().join("t"), dir.path().join("o"));
+        for d in [
+            home.join(".codex"),
+            trusted.join(".codex"),
+            other.join(".codex"),
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let user = format!(
+            "[projects.{:?}]\ntrust_level = \"trusted\"\n",
+            trusted.to_str().unwrap()
+        );
+        std::fs::write(home.join(".codex/config.toml"), user).unwrap();
+        for d in [&trusted, &other] {
+            std::fs::write(
+                d.join(".codex/config.toml"),
+                "[mcp_servers.p]\ncommand = \"x\"\n",
+            )
+            .unwrap();
+        }
+        let found = |cwd: &Path| scan(&env(&home, cwd)).found;
+        assert_eq!(found(&trusted).len(), 1);
+        assert_eq!(found(&trusted)[0].origin.scope, Scope::Project);
+        let untrusted = scan(&env(&home, &other));
+        assert!(untrusted.found.is_empty());
+        assert!(untrusted.files.iter().any(|f| f.status == "untrusted"));
     }
 
     #[test]
