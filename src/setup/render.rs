@@ -62,10 +62,12 @@ pub fn json(plan: &Plan) -> String {
 /// printed by the command.
 pub fn text(plan: &Plan, home: &Path) -> String {
     let mut out = String::new();
-    let read = plan.files.iter().filter(|f| f.status == "read").count();
+    let files: std::collections::BTreeSet<&Path> =
+        plan.found.iter().map(|f| f.origin.file.as_path()).collect();
     out += &format!(
-        "{} server(s) found in {read} client config file(s).\n\n",
-        plan.found.len()
+        "{} server registration(s) found in {} file(s).\n\n",
+        plan.found.len(),
+        files.len()
     );
     if plan.imported.is_empty() {
         out += "Nothing to put behind mws.\n";
@@ -306,6 +308,69 @@ mod tests {
                 "80"
             ]
         );
+    }
+
+    /// Every fixture, read as if installed under HOME `/h` with the project `/h/proj`.
+    fn fixtures_plan() -> Plan {
+        use crate::setup::sources::{Kind, read};
+        use crate::setup::{Findings, Scope, plan};
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/client-configs");
+        let files = [
+            (Kind::ClaudeUser, "claude.json", "/h/.claude.json"),
+            (Kind::ClaudeMcpJson, "mcp.json", "/h/proj/.mcp.json"),
+            (
+                Kind::Codex(Scope::User),
+                "codex.toml",
+                "/h/.codex/config.toml",
+            ),
+            (
+                Kind::ClaudeDesktop,
+                "claude_desktop_config.json",
+                "/h/.config/Claude/c.json",
+            ),
+            (
+                Kind::Cursor(Scope::User),
+                "cursor-mcp.json",
+                "/h/.cursor/mcp.json",
+            ),
+            (
+                Kind::VsCode(Scope::Project),
+                "vscode-mcp.json",
+                "/h/proj/.vscode/mcp.json",
+            ),
+            (
+                Kind::Gemini(Scope::User),
+                "gemini-settings.json",
+                "/h/.gemini/settings.json",
+            ),
+        ];
+        let mut out = Findings::default();
+        for (kind, fixture, path) in files {
+            let text = std::fs::read_to_string(dir.join(fixture)).unwrap();
+            read(kind, &text, Path::new(path), &mut out);
+        }
+        plan::plan(out)
+    }
+
+    #[test]
+    fn plan_of_every_fixture() {
+        let p = fixtures_plan();
+        insta::assert_snapshot!("setup_import_text", text(&p, Path::new("/h")));
+        insta::assert_snapshot!("setup_import_json", json(&p));
+        for secret in [
+            "\"t\"",
+            "Bearer u",
+            "Bearer abc",
+            "\"k1\"",
+            "xxx",
+            "Bearer your-api-token",
+        ] {
+            assert!(!json(&p).contains(secret), "{secret} printed");
+            assert!(
+                !text(&p, Path::new("/h")).contains(secret),
+                "{secret} printed"
+            );
+        }
     }
 
     #[test]
