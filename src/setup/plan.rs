@@ -105,7 +105,10 @@ pub fn plan(findings: Findings) -> Plan {
         ..Plan::default()
     };
     for f in findings.found {
-        let config = match (stays_reason(&f), config_of(&f.transport)) {
+        let config = match (
+            stays_reason(&f),
+            config_of(&f.transport, f.origin.project.as_deref()),
+        ) {
             (Some(reason), _) | (None, Err(reason)) => {
                 p.stays.push(Stay { found: f, reason });
                 continue;
@@ -198,8 +201,9 @@ fn oauth_host(url: &str) -> Option<String> {
     OAUTH_HOSTS.contains(&host.as_str()).then_some(host)
 }
 
-/// The `servers` entry for a transport mws speaks, or why it cannot speak it.
-fn config_of(t: &Transport) -> Result<ServerConfig, String> {
+/// The `servers` entry for a transport mws speaks, or why it cannot speak it. A relative `cwd` of
+/// a project's registration is made absolute from that project (mws does not run there).
+fn config_of(t: &Transport, project: Option<&std::path::Path>) -> Result<ServerConfig, String> {
     match t {
         Transport::Stdio {
             command,
@@ -210,7 +214,14 @@ fn config_of(t: &Transport) -> Result<ServerConfig, String> {
             command: command.clone(),
             args: args.clone(),
             env: env.clone(),
-            cwd: cwd.clone(),
+            cwd: match (cwd, project) {
+                (Some(c), Some(p)) if c.is_relative() => Some(
+                    c.components()
+                        .filter(|c| *c != std::path::Component::CurDir)
+                        .fold(p.to_path_buf(), |acc, c| acc.join(c)),
+                ),
+                _ => cwd.clone(),
+            },
         }),
         Transport::Http { url, headers } => Ok(ServerConfig::Http {
             url: url.clone(),

@@ -179,3 +179,21 @@ fn servers_map_has_the_config_shape_with_secrets() {
         serde_json::json!({"t": {"command": "uvx", "args": ["a"], "env": {"TOKEN": "secret"}}})
     );
 }
+
+#[test]
+fn a_project_relative_cwd_is_made_absolute() {
+    let t = Transport::Stdio {
+        command: "python".into(),
+        args: vec![],
+        env: BTreeMap::new(),
+        cwd: Some("./srv".into()),
+    };
+    let mut f = found(Client::GeminiCli, "py", t, vec![]);
+    f.origin.scope = Scope::Project;
+    f.origin.project = Some("/w/proj".into());
+    let p = run(vec![f]);
+    let ServerConfig::Stdio { cwd, .. } = &p.servers["py"] else {
+        panic!("{:?}", p.servers);
+    };
+    assert_eq!(cwd.as_deref(), Some(Path::new("/w/proj/srv")));
+}
