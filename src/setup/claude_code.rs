@@ -1,6 +1,7 @@
 //! Claude Code's registrations: `~/.claude.json` (`mcpServers` = user scope,
-//! `projects["<path>"].mcpServers` = local scope) and `.mcp.json` (project scope). Pure parsing;
-//! must not read any other key of `~/.claude.json` (it is the app's whole state file).
+//! `projects["<path>"].mcpServers` = local scope, `disabledMcpjsonServers`) and `.mcp.json`
+//! (project scope). Pure parsing; must not read any other key of `~/.claude.json` (it is the
+//! app's whole state file).
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +39,28 @@ pub fn read_user_file(text: &str, file: &Path, out: &mut Findings) {
         }
     }
 }
+
+/// The `.mcp.json` servers the user switched off per project
+/// (`projects["<path>"].disabledMcpjsonServers`), as (project, name). A malformed file lists none.
+pub fn disabled_project_servers(text: &str) -> Vec<(PathBuf, String)> {
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    let Some(projects) = doc.get("projects").and_then(|p| p.as_object()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (path, project) in projects {
+        let names = project.get(DISABLED_MCPJSON).and_then(|d| d.as_array());
+        for name in names.into_iter().flatten().filter_map(|n| n.as_str()) {
+            out.push((PathBuf::from(path), name.to_string()));
+        }
+    }
+    out
+}
+
+/// Where `~/.claude.json` lists a project's switched-off `.mcp.json` servers.
+const DISABLED_MCPJSON: &str = "disabledMcpjsonServers";
 
 /// A `.mcp.json`: project-scope servers of the directory it sits in.
 pub fn read_mcp_json(text: &str, file: &Path, out: &mut Findings) {
@@ -112,6 +135,16 @@ mod tests {
             out.skipped[0].reason
         );
         assert!(out.errors.is_empty());
+    }
+
+    #[test]
+    fn switched_off_project_servers() {
+        let text = r#"{"projects": {"/p": {"disabledMcpjsonServers": ["time"]}, "/q": {}}}"#;
+        assert_eq!(
+            disabled_project_servers(text),
+            [(PathBuf::from("/p"), "time".into())]
+        );
+        assert!(disabled_project_servers("{").is_empty());
     }
 
     #[test]

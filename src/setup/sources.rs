@@ -164,6 +164,8 @@ pub fn scan(env: &Env) -> Findings {
     let mut out = Findings::default();
     // Codex reads a project's `.codex/config.toml` only when the user file trusts that project.
     let mut codex_trusted = Vec::new();
+    // Claude Code keeps the `.mcp.json` servers a user switched off in `~/.claude.json`.
+    let mut claude_off = Vec::new();
     for (kind, path) in locate(env) {
         let client = kind.client();
         if kind == Kind::Codex(Scope::Project) {
@@ -191,14 +193,24 @@ pub fn scan(env: &Env) -> Findings {
                 continue;
             }
         };
-        if kind == Kind::Codex(Scope::User) {
-            codex_trusted = super::codex::trusted_projects(&text);
+        match kind {
+            Kind::Codex(Scope::User) => codex_trusted = super::codex::trusted_projects(&text),
+            Kind::ClaudeUser => claude_off = super::claude_code::disabled_project_servers(&text),
+            _ => {}
         }
         let errors_before = out.errors.len();
         read(kind, &text, &path, &mut out);
         let ok = out.errors.len() == errors_before;
         out.files
             .push(status(client, &path, if ok { "read" } else { "error" }));
+    }
+    for f in &mut out.found {
+        let o = &f.origin;
+        let off = |(p, n): &(PathBuf, String)| Some(p) == o.project.as_ref() && *n == f.name;
+        if (o.client, o.scope) == (Client::ClaudeCode, Scope::Project) && claude_off.iter().any(off)
+        {
+            f.flags.push(super::Flag::Disabled);
+        }
     }
     out
 }
@@ -287,6 +299,28 @@ mod tests {
         let untrusted = scan(&env(&home, &other));
         assert!(untrusted.found.is_empty());
         assert!(untrusted.files.iter().any(|f| f.status == "untrusted"));
+    }
+
+    #[test]
+    fn a_claude_project_server_switched_off_in_claude_json_is_flagged() {
+        let dir = tempfile::tempdir().unwrap();
+        let (home, proj) = (dir.path().join("h"), dir.path().join("p"));
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&proj).unwrap();
+        let user = serde_json::json!({"projects": {proj.to_str().unwrap(): {"disabledMcpjsonServers": ["a"]}}});
+        std::fs::write(home.join(".claude.json"), user.to_string()).unwrap();
+        let mcp = r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}"#;
+        std::fs::write(proj.join(".mcp.json"), mcp).unwrap();
+        let out = scan(&env(&home, &proj));
+        let flags: Vec<_> = out
+            .found
+            .iter()
+            .map(|f| (f.name.as_str(), f.flags.clone()))
+            .collect();
+        assert_eq!(
+            flags,
+            [("a", vec![crate::setup::Flag::Disabled]), ("b", vec![])]
+        );
     }
 
     #[test]
