@@ -70,7 +70,13 @@ pub fn text(plan: &Plan, home: &Path) -> String {
         files.len()
     );
     if plan.imported.is_empty() {
-        out += "Nothing to put behind mws.\n";
+        out += "Nothing to put behind mws";
+        if plan.found.is_empty() {
+            out += ": no server registrations in the configs of Claude Code, Codex, Claude \
+                    Desktop, Cursor, VS Code or Gemini CLI (looked under HOME and from the \
+                    working directory upward)";
+        }
+        out += ".\n";
     } else {
         out += "Behind mws (the `servers` of mws's config):\n";
         let mut t = table(&["server", "transport", "target", "from"]);
