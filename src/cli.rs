@@ -40,6 +40,9 @@ pub enum Command {
     Search(SearchArgs),
     /// Check config, database, upstream, transcript roots and port; say how to fix each problem.
     Doctor(DoctorArgs),
+    /// Find the MCP servers other clients have registered and plan putting them behind mws.
+    #[command(subcommand)]
+    Setup(SetupCommand),
     /// The built-in demo upstream, speaking MCP over stdio (used by `serve --demo`).
     #[command(hide = true)]
     DemoUpstream,
@@ -119,6 +122,20 @@ pub struct SearchArgs {
     pub query: Vec<String>,
 }
 
+#[derive(Debug, Subcommand)]
+pub enum SetupCommand {
+    /// Read Claude Code, Codex, Claude Desktop, Cursor, VS Code and Gemini CLI configs and print
+    /// which servers would go behind mws, which stay with their client and why (a dry run).
+    Import(SetupImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SetupImportArgs {
+    /// Print the plan as JSON (secrets masked).
+    #[arg(long)]
+    pub json: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     /// Print the checks as JSON.
@@ -138,6 +155,7 @@ pub fn main() -> i32 {
         Command::Report(a) => cmd::report::run(cli.config.as_deref(), a),
         Command::Search(a) => cmd::search::run(cli.config.as_deref(), a),
         Command::Doctor(a) => cmd::doctor::run(cli.config.as_deref(), a),
+        Command::Setup(SetupCommand::Import(a)) => cmd::setup::import(a),
         Command::DemoUpstream => cmd::demo_upstream::run(),
     };
     match result {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 mod checked;
 mod errors;
-mod jsonc;
+pub(crate) mod jsonc;
 mod raw;
 
 pub use checked::MIN_TIMEOUT_MS;

@@ -17,6 +17,7 @@ pub mod promote;
 pub mod report;
 pub mod search;
 pub mod server;
+pub mod setup;
 pub mod store;
 pub mod term;
 pub mod upstream;

@@ -9,6 +9,7 @@ pub mod promote;
 pub mod report;
 pub mod search;
 pub mod serve;
+pub mod setup;
 
 use std::path::Path;
 

@@ -17,6 +17,7 @@ mod ingest;
 mod matrix;
 mod relay;
 mod search;
+mod setup;
 mod support;
 mod tidy;
 mod upstream;

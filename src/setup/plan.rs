@@ -1,0 +1,250 @@
+//! The import plan: which found servers go behind mws (the `servers` map mws's config will hold,
+//! secrets included, for a 0600 file), which stay with their client and why, and how duplicate
+//! and unusable names were resolved. Pure: takes findings, returns the plan; must not print.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::{FileError, FileStatus, Findings, Flag, Found, Origin, Skipped, Transport};
+
+/// One entry of the `servers` map, in the shape mws's config takes (values verbatim).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum ServerConfig {
+    Http {
+        url: String,
+        #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+        headers: BTreeMap<String, String>,
+    },
+    Stdio {
+        command: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        args: Vec<String>,
+        #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+        env: BTreeMap<String, String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cwd: Option<PathBuf>,
+    },
+}
+
+/// A registration a server behind mws came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Source {
+    #[serde(flatten)]
+    pub origin: Origin,
+    /// Its name in that client.
+    pub name: String,
+    pub flags: Vec<Flag>,
+}
+
+/// A server that goes behind mws, with every registration it merges.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Imported {
+    /// Its name in mws's `servers` (tools are exposed as `<name>__<tool>`).
+    pub name: String,
+    /// Why it is not called what the client calls it, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub renamed: Option<String>,
+    pub sources: Vec<Source>,
+}
+
+/// A server left with its client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Stay {
+    #[serde(flatten)]
+    pub found: Found,
+    pub reason: String,
+}
+
+/// Everything `mws setup import` would do.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// What goes into mws's config. Holds secrets: never print it unmasked.
+    pub servers: BTreeMap<String, ServerConfig>,
+    pub imported: Vec<Imported>,
+    pub stays: Vec<Stay>,
+    pub found: Vec<Found>,
+    pub skipped: Vec<Skipped>,
+    pub errors: Vec<FileError>,
+    pub files: Vec<FileStatus>,
+}
+
+/// Hosted servers that sign users in with OAuth through the client: an entry for one of them with
+/// no headers relies on a login the client holds, which mws cannot reuse. Adding a host keeps its
+/// header-less entries with their client.
+pub const OAUTH_HOSTS: &[&str] = &[
+    "api.githubcopilot.com",
+    "mcp.notion.com",
+    "mcp.linear.app",
+    "mcp.atlassian.com",
+    "mcp.asana.com",
+    "mcp.sentry.dev",
+    "mcp.stripe.com",
+    "mcp.vercel.com",
+    "mcp.supabase.com",
+];
+
+/// The command file name that is mws itself: a registration of mws is not imported into mws.
+const MWS_COMMAND: &str = "mws";
+
+/// Characters a server name may keep: it becomes part of tool names (`<server>__<tool>`), which
+/// clients and model APIs limit to these.
+fn name_char_ok(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-' || c == '_'
+}
+
+/// Builds the plan from what the readers found, in their order (first registration wins a name).
+pub fn plan(findings: Findings) -> Plan {
+    let mut p = Plan {
+        found: findings.found.clone(),
+        skipped: findings.skipped,
+        errors: findings.errors,
+        files: findings.files,
+        ..Plan::default()
+    };
+    for f in findings.found {
+        let config = match (
+            stays_reason(&f),
+            config_of(&f.transport, f.origin.project.as_deref()),
+        ) {
+            (Some(reason), _) | (None, Err(reason)) => {
+                p.stays.push(Stay { found: f, reason });
+                continue;
+            }
+            (None, Ok(config)) => config,
+        };
+        let source = Source {
+            origin: f.origin.clone(),
+            name: f.name.clone(),
+            flags: f.flags.clone(),
+        };
+        let clean = clean_name(&f.name);
+        let mut renamed = (clean != f.name)
+            .then(|| format!("`{}` has characters a tool name cannot hold", f.name));
+        let mut name = clean.clone();
+        let mut n = 1;
+        loop {
+            match p.servers.get(&name) {
+                None => break,
+                Some(same) if *same == config => break,
+                Some(_) => {
+                    n += 1;
+                    name = format!("{clean}-{n}");
+                    renamed = Some(format!(
+                        "another client has a different server named `{clean}`"
+                    ));
+                }
+            }
+        }
+        if let Some(i) = p.imported.iter().position(|i| i.name == name) {
+            p.imported[i].sources.push(source);
+            continue;
+        }
+        p.servers.insert(name.clone(), config);
+        p.imported.push(Imported {
+            name,
+            renamed,
+            sources: vec![source],
+        });
+    }
+    p
+}
+
+/// Why a registration cannot move behind mws, if it cannot.
+fn stays_reason(f: &Found) -> Option<String> {
+    let client = f.origin.client.as_str();
+    for flag in &f.flags {
+        match flag {
+            Flag::Disabled => return Some(format!("switched off in {client}")),
+            Flag::Input(id) => {
+                return Some(format!(
+                    "uses the VS Code input `{id}`: VS Code prompts for it and keeps the value, \
+                     not in the file"
+                ));
+            }
+            Flag::HeadersHelper => {
+                return Some(format!(
+                    "its headers come from a command {client} runs at connect time"
+                ));
+            }
+            Flag::Oauth => {
+                return Some(format!(
+                    "signs in with OAuth through {client}; mws cannot reuse that login"
+                ));
+            }
+            _ => {}
+        }
+    }
+    match &f.transport {
+        Transport::Stdio { command, .. }
+            if std::path::Path::new(command)
+                .file_name()
+                .is_some_and(|n| n == MWS_COMMAND) =>
+        {
+            Some("this is mws itself".into())
+        }
+        Transport::Http { url, headers } if headers.is_empty() => oauth_host(url).map(|host| {
+            format!("{host} signs in with OAuth through {client} (no headers to carry over)")
+        }),
+        _ => None,
+    }
+}
+
+/// The host of `url` when it is one of `OAUTH_HOSTS`.
+fn oauth_host(url: &str) -> Option<String> {
+    let host = reqwest::Url::parse(url)
+        .ok()?
+        .host_str()?
+        .to_ascii_lowercase();
+    OAUTH_HOSTS.contains(&host.as_str()).then_some(host)
+}
+
+/// The `servers` entry for a transport mws speaks, or why it cannot speak it. A relative `cwd` of
+/// a project's registration is made absolute from that project (mws does not run there).
+fn config_of(t: &Transport, project: Option<&std::path::Path>) -> Result<ServerConfig, String> {
+    match t {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => Ok(ServerConfig::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+            env: env.clone(),
+            cwd: match (cwd, project) {
+                (Some(c), Some(p)) if c.is_relative() => Some(
+                    c.components()
+                        .filter(|c| *c != std::path::Component::CurDir)
+                        .fold(p.to_path_buf(), |acc, c| acc.join(c)),
+                ),
+                _ => cwd.clone(),
+            },
+        }),
+        Transport::Http { url, headers } => Ok(ServerConfig::Http {
+            url: url.clone(),
+            headers: headers.clone(),
+        }),
+        Transport::Sse { .. } => Err("legacy HTTP+SSE transport: mws speaks Streamable HTTP \
+                                      and stdio only"
+            .into()),
+        Transport::Ws { .. } => {
+            Err("WebSocket transport: mws speaks Streamable HTTP and stdio only".into())
+        }
+    }
+}
+
+/// `name` with every character a tool name cannot hold replaced by `-` (`server` if empty).
+fn clean_name(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if name_char_ok(c) { c } else { '-' })
+        .collect();
+    if s.is_empty() { "server".into() } else { s }
+}
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;
