@@ -47,7 +47,10 @@ fn files(under: &Path, ext: &str) -> Vec<PathBuf> {
 }
 
 fn rel(path: &Path) -> String {
-    path.strip_prefix(root()).unwrap_or(path).display().to_string()
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 #[test]
