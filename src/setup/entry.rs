@@ -3,11 +3,11 @@
 //! flags, or a reason it was skipped. Pure: no file is opened here.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Client, FileError, Findings, Flag, Found, Origin, Skipped, Transport};
+use super::{Client, FileError, Findings, Flag, Found, Origin, Scope, Skipped, Transport};
 use crate::config::jsonc;
 
 /// How a client's file is written.
@@ -58,6 +58,29 @@ pub struct Dialect {
     pub env_colon_vars: bool,
     /// The client also expands `$NAME` without braces (Gemini CLI): rewritten to `${NAME}`.
     pub bare_dollar_vars: bool,
+}
+
+/// One JSON-with-comments file whose `key` holds a server map (Cursor's and VS Code's `mcp.json`,
+/// Gemini CLI's `settings.json`); a project file's servers belong to the folder above its
+/// dot-folder (`<project>/.cursor/mcp.json`).
+pub fn read_project_file(
+    text: &str,
+    file: &Path,
+    scope: Scope,
+    (client, key, dialect): (Client, &str, Dialect),
+    out: &mut Findings,
+) {
+    let doc = match parse_doc(text, Syntax::Jsonc, client, file) {
+        Ok(doc) => doc,
+        Err(e) => return out.errors.push(e),
+    };
+    if let Some(map) = doc.get(key) {
+        let mut origin = Origin::new(client, file, scope);
+        if scope == Scope::Project {
+            origin.project = file.parent().and_then(Path::parent).map(Path::to_path_buf);
+        }
+        read_map(map, &origin, dialect, key, out);
+    }
 }
 
 /// Reads every entry of a server map (`mcpServers`, VS Code's `servers`) into `out`.

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use super::entry::{self, Dialect, Syntax};
-use super::{Client, Findings, Origin, Scope};
+use super::entry::{self, Dialect};
+use super::{Client, Findings, Scope};
 
 const SERVERS: &str = "mcpServers";
 
@@ -18,17 +18,13 @@ const DIALECT: Dialect = Dialect {
 
 /// A `settings.json`; `scope` is `User` for `~/.gemini`, `Project` for a project's `.gemini`.
 pub fn read_settings(text: &str, file: &Path, scope: Scope, out: &mut Findings) {
-    let doc = match entry::parse_doc(text, Syntax::Jsonc, Client::GeminiCli, file) {
-        Ok(doc) => doc,
-        Err(e) => return out.errors.push(e),
-    };
-    if let Some(map) = doc.get(SERVERS) {
-        let mut origin = Origin::new(Client::GeminiCli, file, scope);
-        if scope == Scope::Project {
-            origin.project = file.parent().and_then(Path::parent).map(Path::to_path_buf);
-        }
-        entry::read_map(map, &origin, DIALECT, SERVERS, out);
-    }
+    entry::read_project_file(
+        text,
+        file,
+        scope,
+        (Client::GeminiCli, SERVERS, DIALECT),
+        out,
+    );
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use super::entry::{self, Dialect, Syntax};
-use super::{Client, Findings, Origin, Scope};
+use super::entry::{self, Dialect};
+use super::{Client, Findings, Scope};
 
 const SERVERS: &str = "servers";
 
@@ -17,17 +17,7 @@ const DIALECT: Dialect = Dialect {
 
 /// A `mcp.json`; `scope` is `User` for a profile's, `Project` for a workspace's `.vscode/mcp.json`.
 pub fn read_config(text: &str, file: &Path, scope: Scope, out: &mut Findings) {
-    let doc = match entry::parse_doc(text, Syntax::Jsonc, Client::VsCode, file) {
-        Ok(doc) => doc,
-        Err(e) => return out.errors.push(e),
-    };
-    if let Some(map) = doc.get(SERVERS) {
-        let mut origin = Origin::new(Client::VsCode, file, scope);
-        if scope == Scope::Project {
-            origin.project = file.parent().and_then(Path::parent).map(Path::to_path_buf);
-        }
-        entry::read_map(map, &origin, DIALECT, SERVERS, out);
-    }
+    entry::read_project_file(text, file, scope, (Client::VsCode, SERVERS, DIALECT), out);
 }
 
 #[cfg(test)]
