@@ -54,17 +54,7 @@ fn not_object_schema(s: &Value) -> Option<String> {
     }
 }
 
-/// A JSON value's kind in words ("a string", "a number", ...).
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use crate::mcp::check::kind;
 
 /// A short rendering of a value for a message.
 fn clip(v: &Value) -> String {

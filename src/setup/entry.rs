@@ -300,17 +300,7 @@ pub fn string_map(o: &Map<String, Value>, key: &str) -> Result<BTreeMap<String, 
     }
 }
 
-/// "a number", "an array", ... for messages.
-pub fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+pub use crate::mcp::check::kind;
 
 #[cfg(test)]
 mod tests {
