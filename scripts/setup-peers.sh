@@ -16,7 +16,7 @@ fi
 
 # Node peers.
 if [ -s tests/peers/package.json ]; then
-  (cd tests/peers && npm install --no-audit --no-fund --loglevel=error)
+  (cd tests/peers && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 # The sqlite3 CLI: tests and the load bench read state.db with it while mws serve writes.
