@@ -6,9 +6,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use mws::call::{Call, Status};
 use mws::config::Promote;
 use mws::promote::{self, Inputs};
-use mws::store::{CallRecord, Store, log::insert_call};
+use mws::store::{Store, log::insert_call};
 
 /// Rows in the generated `calls` table.
 const ROWS: usize = 1_000_000;
@@ -41,17 +42,21 @@ fn build(store: &Store, now: time::OffsetDateTime) {
         let tool = ((u * u) * TOOLS as f64) as u64;
         let session = rng.next() % SESSIONS;
         let secs = (rng.next() % (DAYS as u64 * 86_400)) as i64;
-        let rec = CallRecord {
+        let rec = Call {
             ts: mws::clock::fmt(now - time::Duration::seconds(secs)),
             session_id: format!("s{session}"),
             tool: format!("backend{}_tool_{tool}", tool % 12),
             via: "direct".into(),
-            ok: !rng.next().is_multiple_of(10),
-            error_kind: None,
+            status: Some(if !rng.next().is_multiple_of(10) {
+                Status::Ok
+            } else {
+                Status::Error
+            }),
             ms: Some(10),
             client: Some("bench".into()),
             client_call_id: None,
             source_key: format!("proxy:{n}"),
+            ..Call::default()
         };
         insert_call(&tx, &rec).unwrap();
     }

@@ -2,6 +2,7 @@
 //! module and its children (`store/*.rs`), one file per concern. Must not decide anything: the
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
+pub mod calls;
 pub mod catalog;
 pub mod clean;
 pub mod doctor;
@@ -19,7 +20,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-pub use log::{CallRecord, LogEvent, LogSink, SearchRecord};
+pub use log::{LogEvent, LogSink, SearchRecord};
 pub use promote::PromotionRecord;
 
 mod embedded {

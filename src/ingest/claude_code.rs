@@ -11,8 +11,10 @@ use serde_json::Value;
 use super::names::{Client, Names, Resolved};
 use super::scan::{self, Needle};
 use super::status::{self, Status};
-use super::{Adapter, CallEvent, Event};
+use super::{Adapter, Event};
+use crate::call::Call;
 use crate::clock;
+use crate::config::TranscriptKind;
 
 static TOOL_USE: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"tool_use\""));
 static TOOL_RESULT: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"tool_result\""));
@@ -107,16 +109,11 @@ impl<'a> ClaudeCode<'a> {
                 }
             }
         };
-        out.push(Event::Call(CallEvent {
-            id: id.to_string(),
-            session_id: line.session_id.clone().unwrap_or_else(|| self.stem.clone()),
-            ts: ts.to_string(),
-            server: server.to_string(),
-            tool,
-            agent_id: line.agent_id.clone(),
-            status: None,
-            ms: None,
-        }));
+        let session = line.session_id.clone().unwrap_or_else(|| self.stem.clone());
+        let kind = TranscriptKind::ClaudeCode.as_str();
+        let mut call = Call::from_transcript(kind, id, session, ts, server, tool);
+        call.agent_id = line.agent_id.clone();
+        out.push(Event::Call(call));
     }
 }
 
@@ -206,8 +203,8 @@ mod tests {
                 .into_iter()
                 .map(|c| {
                     (
-                        c.id,
-                        format!("{}/{}@{}", c.server, c.tool, c.session_id),
+                        c.call_id().to_string(),
+                        format!("{}/{}@{}", c.server.unwrap(), c.tool, c.session_id),
                         c.status,
                     )
                 })

@@ -12,8 +12,10 @@ use serde_json::Value;
 use super::names::{Client, Names, Resolved};
 use super::scan::{self, Needle};
 use super::status::{self, Status};
-use super::{Adapter, CallEvent, Event};
+use super::{Adapter, Event};
+use crate::call::Call;
 use crate::clock;
+use crate::config::TranscriptKind;
 
 static TYPE_KEY: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"type\":\""));
 static FUNCTION_CALL: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"function_call\""));
@@ -97,16 +99,10 @@ impl<'a> Codex<'a> {
         ts: &str,
         status: Option<Status>,
     ) -> Event {
-        Event::Call(CallEvent {
-            id: id.to_string(),
-            session_id: self.current.clone(),
-            ts: ts.to_string(),
-            server: server.to_string(),
-            tool,
-            agent_id: None,
-            status,
-            ms: None,
-        })
+        let kind = TranscriptKind::Codex.as_str();
+        let mut call = Call::from_transcript(kind, id, self.current.clone(), ts, server, tool);
+        call.status = status;
+        Event::Call(call)
     }
 
     fn item(

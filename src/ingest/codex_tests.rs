@@ -16,8 +16,8 @@ fn run(lines: &[&str]) -> (Vec<(String, String, Option<Status>)>, u64) {
         .into_iter()
         .map(|c| {
             (
-                c.id,
-                format!("{}/{}@{}", c.server, c.tool, c.session_id),
+                c.call_id().to_string(),
+                format!("{}/{}@{}", c.server.unwrap(), c.tool, c.session_id),
                 c.status,
             )
         })

@@ -13,14 +13,14 @@ use walkdir::WalkDir;
 
 use super::claude_code::ClaudeCode;
 use super::codex::Codex;
-use super::pairing::Pairing;
+use super::pairing::FileParse;
 use super::progress::Bar;
-use super::reader::{self, HEAD_BYTES, Line, MAX_LINE};
-use super::{Adapter, CallEvent, IngestSummary, Malformed, Names, Status};
+use super::reader::{self, HEAD_BYTES};
+use super::{Adapter, IngestSummary, Malformed, Names, Status};
 use crate::catalog::Catalog;
 use crate::clock;
 use crate::config::{Config, TranscriptKind, TranscriptRoot};
-use crate::store::ingest::{CallRow, FileBatch, FileRow, Resolution};
+use crate::store::ingest::{FileBatch, FileRow, Resolution};
 use crate::store::{Store, StoreError};
 
 /// How long a call may wait for its result line before it is recorded as `aborted`. A tool call
@@ -108,7 +108,7 @@ pub fn ingest_with(
     }
     bar.finish();
     let cutoff = clock::fmt(options.now - PENDING_EXPIRY);
-    summary.expired = store.expire_pending(&cutoff, Status::Aborted.as_str())?;
+    summary.expired = store.expire_pending(&cutoff, Status::Aborted)?;
     Ok(summary)
 }
 
@@ -264,9 +264,7 @@ fn ingest_file(
         TranscriptKind::ClaudeCode => Box::new(ClaudeCode::new(ctx.names, &stem, &fallback_ts)),
         TranscriptKind::Codex => Box::new(Codex::new(ctx.names, &stem, &fallback_ts)),
     };
-    let mut pairing = Pairing::default();
     let mut malformed: Option<Malformed> = None;
-    let mut events = Vec::new();
     let mut bad = |lineno: u64, reason: &str| {
         let msg = format!("{}:{lineno}: {reason}", job.key);
         tracing::debug!("{msg}");
@@ -285,74 +283,39 @@ fn ingest_file(
         file.seek(SeekFrom::Start(start))?;
         (&mut file, job.size)
     };
-    let end = reader::read_lines(
-        input,
-        start,
-        read_to,
-        MAX_LINE,
-        &mut |line| {
-            lineno += 1;
-            let bytes = match line {
-                Line::TooLong => return bad(lineno, &format!("line longer than {MAX_LINE} bytes")),
-                Line::Bytes(b) if b.iter().all(u8::is_ascii_whitespace) => return,
-                Line::Bytes(b) => b,
-            };
-            let parsed = {
-                let wanted = |id: &str| pairing.open.contains_key(id) || pending.contains(id);
-                adapter.line(bytes, &wanted, &mut events)
-            };
-            if let Err(reason) = parsed {
-                bad(lineno, &reason);
-            }
-            for e in events.drain(..) {
-                pairing.apply(e, pending);
-            }
-        },
-        &mut |n| {
+    let mut parse = FileParse::new(adapter.as_mut(), pending, lineno);
+    let end = parse
+        .read(input, (start, read_to), &mut bad, &mut |n| {
             if !job.compressed {
                 bar.inc(n);
             }
-        },
-    )
-    .map_err(|e| match job.compressed {
-        true => std::io::Error::new(e.kind(), format!("cannot decompress (zstd): {e}")),
-        false => e,
-    })?;
+        })
+        .map_err(|e| match job.compressed {
+            true => std::io::Error::new(e.kind(), format!("cannot decompress (zstd): {e}")),
+            false => e,
+        })?;
     if job.compressed {
         bar.inc(job.size);
     }
+    let lineno = parse.lineno;
+    let mut pairing = std::mem::take(&mut parse.pairing);
     let skipped = malformed.as_ref().map_or(0, |m| m.count);
-    let row = |c: &CallEvent, status: Option<Status>| CallRow {
-        source_key: format!("{adapter_name}:{}", c.id),
-        client_call_id: c.id.clone(),
-        session_id: c.session_id.clone(),
-        ts: c.ts.clone(),
-        tool: c.tool.clone(),
-        via: format!("transcript:{adapter_name}"),
-        client: adapter_name.to_string(),
-        ok: status.is_some_and(Status::ok),
-        error_kind: status.and_then(Status::error_kind).map(String::from),
-        ms: c.ms,
-    };
     let mut batch = FileBatch {
         restart,
-        abort_pending: pairing.abort.then(|| Status::Aborted.as_str().to_string()),
+        abort_pending: pairing.abort.then_some(Status::Aborted),
+        pending: pairing.take_open(),
+        calls: std::mem::take(&mut pairing.done),
         ..FileBatch::default()
     };
-    batch.calls = pairing.done.iter().map(|c| row(c, c.status)).collect();
-    for id in &pairing.order {
-        if let Some(c) = pairing.open.get(id) {
-            batch.pending.push(row(c, None));
-            pending.insert(id.clone());
-        }
+    for c in &batch.pending {
+        pending.insert(c.call_id().to_string());
     }
     batch.resolved = pairing
         .resolved
         .into_iter()
         .map(|(id, status, tool, ms)| Resolution {
             source_key: format!("{adapter_name}:{id}"),
-            ok: status.ok(),
-            error_kind: status.error_kind().map(String::from),
+            status,
             tool,
             ms,
         })

@@ -1,5 +1,5 @@
-//! Transcripts into the store (docs/working-set.md). Adapters only parse (lines in, call events
-//! out, no database); the driver walks the roots, reads files incrementally, pairs calls with
+//! Transcripts into the store (docs/working-set.md). Adapters only parse (lines in, `call::Call`s
+//! and results out, no database); the driver walks the roots, reads files incrementally, pairs calls with
 //! their results and hands them to the store (`store/ingest.rs` holds the SQL).
 
 pub mod claude_code;
@@ -14,6 +14,7 @@ pub mod status;
 
 use serde::Serialize;
 
+use crate::call::Call;
 use crate::config::Config;
 use crate::store::Store;
 
@@ -61,29 +62,12 @@ pub struct Malformed {
     pub first: String,
 }
 
-/// One MCP call of this proxy's tools, as a transcript records it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallEvent {
-    /// The client's own call id: Claude Code's tool_use id, Codex's call_id.
-    pub id: String,
-    pub session_id: String,
-    /// Stored form (`clock::fmt`) of the line's time.
-    pub ts: String,
-    /// The server as configured in `serverNames`.
-    pub server: String,
-    /// The upstream's name for the tool.
-    pub tool: String,
-    /// Claude Code sub-agent id (lines in `subagents/agent-*.jsonl`).
-    pub agent_id: Option<String>,
-    /// Known when the record carries the outcome (Codex `item_completed`, `mcp_tool_call_end`).
-    pub status: Option<Status>,
-    pub ms: Option<i64>,
-}
-
 /// What an adapter finds in one line.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
-    Call(CallEvent),
+    /// A call of this proxy's tools; its `status` is set when the same record carries the outcome
+    /// (Codex `item_completed`, `mcp_tool_call_end`).
+    Call(Call),
     /// The outcome of an earlier call; `tool` replaces the recorded name when the result carries
     /// the unsanitised one (Codex).
     Result {
@@ -122,36 +106,18 @@ pub fn ingest_all(
     ingest_with(config, store, &options)
 }
 
-/// Parses a whole file's complete lines with `adapter` and pairs calls with results exactly as
-/// the driver does, without a database. Returns the calls in the order they were completed, then
-/// those still without a result (`status: None`), and the malformed-line count.
-pub fn parse_all(adapter: &mut dyn Adapter, bytes: &[u8]) -> (Vec<CallEvent>, u64) {
-    let mut pairing = pairing::Pairing::default();
+/// Parses a whole file's complete lines with `adapter` through the driver's own loop
+/// (`pairing::FileParse`), without a database. Returns the calls in the order they were
+/// completed, then those still without a result (`status: None`), and the malformed-line count.
+pub fn parse_all(adapter: &mut dyn Adapter, bytes: &[u8]) -> (Vec<Call>, u64) {
     let mut pending = std::collections::HashSet::new();
-    let mut events = Vec::new();
+    let mut parse = pairing::FileParse::new(adapter, &mut pending, 0);
     let mut bad = 0;
-    let complete = match memchr::memrchr(b'\n', bytes) {
-        Some(end) => &bytes[..=end],
-        None => &[][..],
-    };
-    for line in complete.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let parsed = {
-            let wanted = |id: &str| pairing.open.contains_key(id);
-            adapter.line(line, &wanted, &mut events)
-        };
-        if parsed.is_err() {
-            bad += 1;
-        }
-        for e in events.drain(..) {
-            pairing.apply(e, &mut pending);
-        }
-    }
-    let mut calls = pairing.done;
-    for id in &pairing.order {
-        if let Some(c) = pairing.open.remove(id) {
-            calls.push(c);
-        }
-    }
+    let span = (0, bytes.len() as u64);
+    // Reading from a slice does not fail.
+    let _ = parse.read(&mut &bytes[..], span, &mut |_, _| bad += 1, &mut |_| {});
+    let mut calls = std::mem::take(&mut parse.pairing.done);
+    calls.extend(parse.pairing.take_open());
     (calls, bad)
 }
 

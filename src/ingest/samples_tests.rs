@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::claude_code::ClaudeCode;
 use super::codex::Codex;
-use super::{Adapter, CallEvent, Names, parse_all};
+use super::{Adapter, Names, parse_all};
+use crate::call::Call;
 
 const SERVERS: &[&str] = &[
     "github",
@@ -39,7 +40,7 @@ fn files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 fn sample_calls_servers_agents_and_statuses() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/transcripts");
     let names = Names::new(SERVERS, &[] as &[&str]);
-    let mut got: Vec<(String, CallEvent)> = Vec::new();
+    let mut got: Vec<(String, Call)> = Vec::new();
     for (client, dir) in [("claude", "claude/projects"), ("codex", "codex/sessions")] {
         let mut paths = Vec::new();
         files(&root.join(dir), &mut paths);
@@ -55,7 +56,10 @@ fn sample_calls_servers_agents_and_statuses() {
             assert_eq!(bad, 0, "{}", path.display());
             for c in calls {
                 // First sighting wins: replays and fork copies add nothing.
-                if !got.iter().any(|(_, g)| g.id == c.id) {
+                if !got
+                    .iter()
+                    .any(|(_, g)| g.client_call_id == c.client_call_id)
+                {
                     got.push((client.to_string(), c));
                 }
             }
@@ -88,10 +92,10 @@ fn sample_calls_servers_agents_and_statuses() {
         .map(|(client, c)| {
             let status = c.status.map_or("open", |s| s.as_str()).to_string();
             // Claude Code names connectors and plugins by their normalised form.
-            let server = super::names::claude_normalize(&c.server);
+            let server = super::names::claude_normalize(c.server.as_deref().unwrap_or(""));
             (
                 client,
-                c.id,
+                c.call_id().to_string(),
                 server,
                 c.tool,
                 c.session_id,

@@ -1,46 +1,10 @@
-//! How a transcript call ended: the status taxonomy and the text rules that tell a permission
-//! denial from a server failure, and a failure from a success when no flag says so. Pure. Only
-//! classifies: never keeps or logs the result text.
+//! How a transcript call ended: the text rules that tell a permission denial from a server
+//! failure, and a failure from a success when no flag says so (the taxonomy is `call::Status`).
+//! Pure. Only classifies: never keeps or logs the result text.
 
 use serde_json::Value;
 
-/// How one call ended. Only `Ok` counts toward promotion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Status {
-    Ok,
-    /// The client flagged it: `is_error`, `isError`, `Err`, `failed`, `err:`.
-    Error,
-    /// No flag, but the result reads as a failure (`{"error": …}`, `MCP error -32…`).
-    ErrorHeuristic,
-    /// A permission denial or a user rejection: the tool never ran.
-    Denied,
-    /// The turn was aborted or interrupted before the call answered.
-    Aborted,
-}
-
-impl Status {
-    pub fn ok(self) -> bool {
-        self == Status::Ok
-    }
-
-    /// The `calls.error_kind` value: `None` on success.
-    pub fn error_kind(self) -> Option<&'static str> {
-        match self {
-            Status::Ok => None,
-            s => Some(s.as_str()),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::Error => "error",
-            Status::ErrorHeuristic => "error_heuristic",
-            Status::Denied => "denied",
-            Status::Aborted => "aborted",
-        }
-    }
-}
+pub use crate::call::Status;
 
 /// Phrases Claude Code and Codex put in the result of a call that a person or a policy refused.
 const DENIAL_PHRASES: &[&str] = &[

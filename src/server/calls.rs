@@ -9,13 +9,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::call::{Call, Status};
 use crate::clock;
 use crate::mcp::code;
 use crate::search::{SearchIndex, SearchOptions};
 use crate::server::handler::{Caller, Proxy, RpcError, split_meta};
 use crate::server::listing::listed_names;
 use crate::server::meta_tools::{self, CALL_TOOL, Resolved, SEARCH_TOOLS};
-use crate::store::{CallRecord, SearchRecord};
+use crate::store::SearchRecord;
 use crate::upstream::{CallContext, CatalogSource, UpstreamError};
 
 /// A stateless client (2026-07-28, or legacy without a session) starts a new session after this
@@ -135,21 +136,20 @@ impl Proxy {
             // Not a finished call: the round that completes it (the client's retry) is logged.
             return Ok(result?);
         }
-        let (ok, error_kind) = match &result {
-            Ok(r) if r.get("isError") == Some(&json!(true)) => (false, Some("error")),
-            Ok(_) => (true, None),
-            Err(UpstreamError::Rpc { .. }) => (false, Some("error")),
-            Err(UpstreamError::Timeout(_)) => (false, Some("timeout")),
-            Err(_) => (false, Some("upstream")),
+        let status = match &result {
+            Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
+            Ok(_) => Status::Ok,
+            Err(UpstreamError::Rpc { .. }) => Status::Error,
+            Err(UpstreamError::Timeout(_)) => Status::Timeout,
+            Err(_) => Status::Upstream,
         };
         if let Some(log) = &self.log {
-            log.call(CallRecord {
+            log.call(Call {
                 ts: clock::fmt(clock::now()),
                 session_id: self.session_for(caller, Instant::now()),
                 tool: tool.to_string(),
                 via: via.to_string(),
-                ok,
-                error_kind: error_kind.map(String::from),
+                status: Some(status),
                 ms: Some(ms),
                 client: caller.client.clone(),
                 client_call_id,
@@ -158,6 +158,7 @@ impl Proxy {
                     self.run_id,
                     self.seq.fetch_add(1, Ordering::Relaxed)
                 ),
+                ..Call::default()
             });
         }
         Ok(result?)

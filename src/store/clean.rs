@@ -6,8 +6,8 @@
 
 use std::borrow::Cow;
 
-use super::ingest::CallRow;
-use super::log::{CallRecord, SearchRecord};
+use super::log::SearchRecord;
+use crate::call::Call;
 
 /// Longest tool name stored, in bytes. Real tool names are under 64 bytes (MCP clients cap them
 /// there); raising it stores more of a runaway name.
@@ -75,9 +75,9 @@ pub fn opt(s: Option<&str>, max: usize) -> Option<Cow<'_, str>> {
     s.map(|s| text(s, max))
 }
 
-impl CallRecord {
-    /// This record with its names and ids bounded and printable (`super::clean`).
-    pub(super) fn cleaned(&self) -> Cow<'_, CallRecord> {
+impl Call {
+    /// This call with its names and ids bounded and printable (`super::clean`).
+    pub(super) fn cleaned(&self) -> Cow<'_, Call> {
         let tool = text(&self.tool, MAX_TOOL_NAME);
         let session = text(&self.session_id, MAX_SESSION_ID);
         let client = opt(self.client.as_deref(), MAX_CLIENT_NAME);
@@ -89,7 +89,7 @@ impl CallRecord {
         {
             return Cow::Borrowed(self);
         }
-        Cow::Owned(CallRecord {
+        Cow::Owned(Call {
             tool: tool.into_owned(),
             session_id: session.into_owned(),
             client: client.map(Cow::into_owned),
@@ -110,26 +110,6 @@ impl SearchRecord {
         Cow::Owned(SearchRecord {
             session_id: session.map(Cow::into_owned),
             client: client.map(Cow::into_owned),
-            ..self.clone()
-        })
-    }
-}
-
-impl CallRow {
-    /// This row with its names and ids bounded and printable.
-    pub(super) fn cleaned(&self) -> Cow<'_, CallRow> {
-        let tool = text(&self.tool, MAX_TOOL_NAME);
-        let session = text(&self.session_id, MAX_SESSION_ID);
-        let client = text(&self.client, MAX_CLIENT_NAME);
-        let id = text(&self.client_call_id, MAX_CALL_ID);
-        if [&tool, &session, &client, &id].into_iter().all(borrowed) {
-            return Cow::Borrowed(self);
-        }
-        Cow::Owned(CallRow {
-            tool: tool.into_owned(),
-            session_id: session.into_owned(),
-            client: client.into_owned(),
-            client_call_id: id.into_owned(),
             ..self.clone()
         })
     }

@@ -1,14 +1,15 @@
 //! The SQL of `mws ingest`: per-file read state (`ingest_files`), calls waiting for their result
 //! (`ingest_pending`), and recording transcript calls so that each call is one row — a replayed
-//! call is a duplicate, a call the proxy already logged gets the transcript's session. Must not
-//! decide statuses or names: the ingest module hands finished rows.
+//! call is a duplicate, a call the proxy already logged becomes one row with it (`call::merge`).
+//! Must not decide statuses or names: the ingest module hands finished calls.
 
 use std::collections::{HashMap, HashSet};
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::log::{self, NewCall, SessionSeen, insert_call_row};
+use super::calls::{self, SessionSeen, Side};
 use super::{Store, StoreError};
+use crate::call::{Call, Status};
 
 /// What was read of one transcript file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,30 +28,11 @@ pub struct FileRow {
     pub ingested_at: String,
 }
 
-/// A transcript call with its outcome, ready to record.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallRow {
-    /// `claude-code:<tool_use_id>` / `codex:<call_id>`.
-    pub source_key: String,
-    pub client_call_id: String,
-    pub session_id: String,
-    pub ts: String,
-    pub tool: String,
-    /// `transcript:<adapter>`.
-    pub via: String,
-    /// The adapter name: `claude-code` / `codex`.
-    pub client: String,
-    pub ok: bool,
-    pub error_kind: Option<String>,
-    pub ms: Option<i64>,
-}
-
 /// The outcome of a call recorded as pending by an earlier run or file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolution {
     pub source_key: String,
-    pub ok: bool,
-    pub error_kind: Option<String>,
+    pub status: Status,
     /// A better (unsanitised) tool name, when the result carries one.
     pub tool: Option<String>,
     pub ms: Option<i64>,
@@ -64,11 +46,12 @@ pub struct FileBatch {
     pub restart: bool,
     pub resolved: Vec<Resolution>,
     /// Pending rows of this file still open when its turn was aborted: recorded with this
-    /// error kind.
-    pub abort_pending: Option<String>,
-    pub calls: Vec<CallRow>,
-    /// Calls without a result yet (`ok`/`error_kind` unused).
-    pub pending: Vec<CallRow>,
+    /// status.
+    pub abort_pending: Option<Status>,
+    /// Calls with their outcome.
+    pub calls: Vec<Call>,
+    /// Calls without a result yet (`status: None`).
+    pub pending: Vec<Call>,
 }
 
 /// What a batch did.
@@ -161,22 +144,20 @@ impl Store {
         }
         for r in &batch.resolved {
             if let Some(mut row) = take_pending(&tx, &r.source_key)? {
-                row.ok = r.ok;
-                row.error_kind = r.error_kind.clone();
+                row.status = Some(r.status);
                 row.tool = r.tool.clone().unwrap_or(row.tool);
                 row.ms = r.ms;
                 count(record_call(&tx, &row)?);
             }
         }
-        if let Some(kind) = &batch.abort_pending {
+        if let Some(status) = batch.abort_pending {
             let keys: Vec<String> = tx
                 .prepare("SELECT source_key FROM ingest_pending WHERE path = ?1 ORDER BY ts")?
                 .query_map([path], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
             for key in keys {
                 if let Some(mut row) = take_pending(&tx, &key)? {
-                    row.ok = false;
-                    row.error_kind = Some(kind.clone());
+                    row.status = Some(status);
                     count(record_call(&tx, &row)?);
                 }
             }
@@ -184,7 +165,7 @@ impl Store {
         for c in &batch.calls {
             // A call first seen (pending) elsewhere keeps that first sighting's session and time.
             let row = match take_pending(&tx, &c.source_key)? {
-                Some(first) => CallRow {
+                Some(first) => Call {
                     session_id: first.session_id,
                     ts: first.ts,
                     ..c.clone()
@@ -200,7 +181,7 @@ impl Store {
                 continue;
             }
             // The proxy logged it with its outcome: only the session is the transcript's.
-            if proxy_row(&tx, &p.client_call_id)?.is_some() {
+            if calls::row_for_call_id(&tx, p.call_id(), Side::Proxy)?.is_some() {
                 count(record_call(&tx, p)?);
                 continue;
             }
@@ -245,8 +226,8 @@ impl Store {
 
 impl Store {
     /// Records every call still waiting for its result that was made before `before` (a stored
-    /// timestamp) as failed with `error_kind`; returns how many rows that added or merged.
-    pub fn expire_pending(&mut self, before: &str, error_kind: &str) -> Result<u64, StoreError> {
+    /// timestamp) with `status`; returns how many rows that added or merged.
+    pub fn expire_pending(&mut self, before: &str, status: Status) -> Result<u64, StoreError> {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -257,7 +238,7 @@ impl Store {
         let mut recorded = 0;
         for key in keys {
             if let Some(mut row) = take_pending(&tx, &key)? {
-                row.error_kind = Some(error_kind.to_string());
+                row.status = Some(status);
                 if record_call(&tx, &row)? != Outcome::Duplicate {
                     recorded += 1;
                 }
@@ -268,8 +249,8 @@ impl Store {
     }
 }
 
-/// Removes and returns a pending call (as a row with a placeholder outcome).
-fn take_pending(tx: &Transaction, key: &str) -> rusqlite::Result<Option<CallRow>> {
+/// Removes and returns a pending call (without its outcome).
+fn take_pending(tx: &Transaction, key: &str) -> rusqlite::Result<Option<Call>> {
     let row = tx
         .prepare_cached(
             "SELECT source_key, client_call_id, session_id, ts, tool, client FROM ingest_pending
@@ -278,17 +259,15 @@ fn take_pending(tx: &Transaction, key: &str) -> rusqlite::Result<Option<CallRow>
         .query_row([key], |r| {
             let client: Option<String> = r.get(5)?;
             let client = client.unwrap_or_default();
-            Ok(CallRow {
+            Ok(Call {
                 source_key: r.get(0)?,
-                client_call_id: r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                client_call_id: Some(r.get::<_, Option<String>>(1)?.unwrap_or_default()),
                 session_id: r.get(2)?,
                 ts: r.get(3)?,
                 tool: r.get(4)?,
                 via: format!("transcript:{client}"),
-                client,
-                ok: false,
-                error_kind: None,
-                ms: None,
+                client: Some(client),
+                ..Call::default()
             })
         })
         .optional()?;
@@ -309,71 +288,33 @@ fn source_key_exists(tx: &Transaction, key: &str) -> rusqlite::Result<bool> {
         .exists([key])
 }
 
-/// The proxy's row (id, session) for a client call id, if the proxy logged that call.
-fn proxy_row(tx: &Transaction, client_call_id: &str) -> rusqlite::Result<Option<(i64, String)>> {
-    tx.prepare_cached(
-        "SELECT id, session_id FROM calls
-         WHERE client_call_id = ?1 AND via NOT LIKE 'transcript:%' ORDER BY id LIMIT 1",
-    )?
-    .query_row([client_call_id], |r| Ok((r.get(0)?, r.get(1)?)))
-    .optional()
-}
-
-/// Records a transcript call: a duplicate when its source key is known; merged into the proxy's
-/// row for the same client call id (which then carries the transcript's session and keeps its
-/// `via`); else a new row.
-fn record_call(tx: &Transaction, c: &CallRow) -> rusqlite::Result<Outcome> {
+/// Records a transcript call: a duplicate when its source key is known, or when the proxy's row
+/// for the same client call id is already in its session; merged with the proxy's row
+/// (`calls::write_merged`); else a new row.
+fn record_call(tx: &Transaction, c: &Call) -> rusqlite::Result<Outcome> {
     let c = &*c.cleaned();
     if source_key_exists(tx, &c.source_key)? {
         return Ok(Outcome::Duplicate);
     }
-    let proxy = proxy_row(tx, &c.client_call_id)?;
-    upsert_session(tx, c)?;
-    if let Some((id, session)) = proxy {
-        if session == c.session_id {
-            return Ok(Outcome::Duplicate);
-        }
-        tx.prepare_cached("UPDATE calls SET session_id = ?2 WHERE id = ?1")?
-            .execute(params![id, c.session_id])?;
-        // The proxy's session key is not a session of its own any more once nothing refers to
-        // it (the proxy re-creates it if it logs there again).
-        tx.prepare_cached(
-            "DELETE FROM sessions WHERE id = ?1 AND source = 'proxy'
-               AND NOT EXISTS (SELECT 1 FROM calls WHERE session_id = ?1)
-               AND NOT EXISTS (SELECT 1 FROM searches WHERE session_id = ?1)",
-        )?
-        .execute([&session])?;
-        return Ok(Outcome::Merged);
+    let proxy = calls::row_for_call_id(tx, c.call_id(), Side::Proxy)?;
+    calls::upsert_session(tx, &SessionSeen::of(c))?;
+    let Some((id, proxy)) = proxy else {
+        calls::insert_row(tx, c)?;
+        return Ok(Outcome::New);
+    };
+    if proxy.session_id == c.session_id {
+        return Ok(Outcome::Duplicate);
     }
-    insert_call_row(
-        tx,
-        &NewCall {
-            ts: &c.ts,
-            session_id: &c.session_id,
-            tool: &c.tool,
-            via: &c.via,
-            ok: c.ok,
-            error_kind: c.error_kind.as_deref(),
-            ms: c.ms,
-            client: Some(&c.client),
-            client_call_id: Some(&c.client_call_id),
-            source_key: &c.source_key,
-        },
-    )?;
-    Ok(Outcome::New)
-}
-
-fn upsert_session(tx: &Transaction, c: &CallRow) -> rusqlite::Result<()> {
-    log::upsert_session(
-        tx,
-        &SessionSeen {
-            id: &c.session_id,
-            source: &c.via,
-            client: Some(&c.client),
-            first: &c.ts,
-            last: &c.ts,
-        },
-    )
+    calls::write_merged(tx, id, &proxy, c)?;
+    // The proxy's session key is not a session of its own any more once nothing refers to it
+    // (the proxy re-creates it if it logs there again).
+    tx.prepare_cached(
+        "DELETE FROM sessions WHERE id = ?1 AND source = 'proxy'
+           AND NOT EXISTS (SELECT 1 FROM calls WHERE session_id = ?1)
+           AND NOT EXISTS (SELECT 1 FROM searches WHERE session_id = ?1)",
+    )?
+    .execute([&proxy.session_id])?;
+    Ok(Outcome::Merged)
 }
 
 #[cfg(test)]

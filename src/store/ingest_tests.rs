@@ -2,7 +2,7 @@
 //! logged it too (both orders).
 
 use super::*;
-use crate::store::log::{CallRecord, LogEvent};
+use crate::store::log::LogEvent;
 
 fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -10,19 +10,11 @@ fn store() -> (tempfile::TempDir, Store) {
     (dir, s)
 }
 
-fn row(id: &str, session: &str, ok: bool) -> CallRow {
-    CallRow {
-        source_key: format!("claude-code:{id}"),
-        client_call_id: id.into(),
-        session_id: session.into(),
-        ts: "2026-11-29T10:00:00.000Z".into(),
-        tool: "echo".into(),
-        via: "transcript:claude-code".into(),
-        client: "claude-code".into(),
-        ok,
-        error_kind: (!ok).then(|| "error".into()),
-        ms: None,
-    }
+fn row(id: &str, session: &str, ok: bool) -> Call {
+    let ts = "2026-11-29T10:00:00.000Z";
+    let mut c = Call::from_transcript("claude-code", id, session.into(), ts, "s", "echo".into());
+    c.status = Some(if ok { Status::Ok } else { Status::Error });
+    c
 }
 
 fn file(path: &str) -> Option<FileRow> {
@@ -53,17 +45,17 @@ fn calls(s: &Store) -> Vec<(String, String, String, bool, Option<String>)> {
 }
 
 fn proxy_call(id: &str) -> LogEvent {
-    LogEvent::Call(CallRecord {
+    LogEvent::Call(Call {
         ts: "2026-11-29T10:00:00.100Z".into(),
         session_id: "proxy:claude-code:1".into(),
         tool: "echo".into(),
         via: "direct".into(),
-        ok: true,
-        error_kind: None,
+        status: Some(Status::Ok),
         ms: Some(4),
         client: Some("claude-code".into()),
         client_call_id: Some(id.into()),
         source_key: format!("proxy:{id}"),
+        ..Call::default()
     })
 }
 
@@ -112,8 +104,7 @@ fn pending_then_resolved_keeps_first_sighting() {
         file: file("/a.jsonl"),
         resolved: vec![Resolution {
             source_key: "claude-code:t1".into(),
-            ok: true,
-            error_kind: None,
+            status: Status::Ok,
             tool: Some("get-sum".into()),
             ms: Some(7),
         }],
@@ -143,7 +134,7 @@ fn abort_ends_the_files_pending_calls() {
     s.write_ingest_batch(&first).unwrap();
     let abort = FileBatch {
         file: file("/r.jsonl"),
-        abort_pending: Some("aborted".into()),
+        abort_pending: Some(Status::Aborted),
         ..FileBatch::default()
     };
     assert_eq!(s.write_ingest_batch(&abort).unwrap().new, 1);
@@ -228,4 +219,69 @@ fn pending_call_the_proxy_logged_takes_the_transcript_session_at_once() {
         (1, "sess-A", true)
     );
     assert!(s.pending_call_ids("claude-code").unwrap().is_empty());
+}
+
+/// Every column of every row, and every session: what "the same single row" is compared on.
+type Rows = (
+    Vec<Vec<rusqlite::types::Value>>,
+    Vec<Vec<rusqlite::types::Value>>,
+);
+
+fn everything(s: &Store) -> Rows {
+    let all = |sql: &str| -> Vec<Vec<rusqlite::types::Value>> {
+        let mut stmt = s.conn.prepare(sql).unwrap();
+        let n = stmt.column_count();
+        stmt.query_map([], |r| (0..n).map(|i| r.get(i)).collect())
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    (
+        all(
+            "SELECT ts, session_id, tool, via, ok, error_kind, ms, client, client_call_id,
+                    source_key FROM calls ORDER BY id",
+        ),
+        all("SELECT * FROM sessions ORDER BY id"),
+    )
+}
+
+/// Proxy then transcript, and transcript then proxy, leave the same one row (`call::merge`'s: the
+/// proxy's outcome, time, tool and key, in the transcript's session) and the same sessions, even
+/// when the two sightings disagree on the outcome, the tool name and the duration.
+#[test]
+fn both_arrival_orders_make_the_same_one_row() {
+    let mut transcript = row("toolu_1", "sess-A", false);
+    transcript.tool = "echo_2".into();
+    transcript.ms = Some(9);
+    let batch = FileBatch {
+        file: file("/a.jsonl"),
+        calls: vec![transcript],
+        ..FileBatch::default()
+    };
+    let (_d1, mut proxy_first) = store();
+    proxy_first.write_log(&[proxy_call("toolu_1")]).unwrap();
+    assert_eq!(proxy_first.write_ingest_batch(&batch).unwrap().merged, 1);
+    let (_d2, mut transcript_first) = store();
+    transcript_first.write_ingest_batch(&batch).unwrap();
+    transcript_first
+        .write_log(&[proxy_call("toolu_1")])
+        .unwrap();
+    let got = everything(&proxy_first);
+    assert_eq!(got, everything(&transcript_first));
+    let want = calls(&proxy_first);
+    assert_eq!(
+        want,
+        [(
+            "proxy:toolu_1".to_string(),
+            "sess-A".to_string(),
+            "direct".to_string(),
+            true,
+            None
+        )]
+    );
+    // The merged row is recognised on every later run, in either store.
+    for s in [&mut proxy_first, &mut transcript_first] {
+        assert_eq!(s.write_ingest_batch(&batch).unwrap().duplicates, 1);
+        assert_eq!(everything(s), got);
+    }
 }

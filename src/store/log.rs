@@ -11,7 +11,9 @@ use std::borrow::Cow;
 
 use rusqlite::params;
 
+use super::calls::{self, SessionSeen, Side};
 use super::{Store, StoreError};
+use crate::call::Call;
 
 /// Most records written in one transaction. Raising it means fewer fsyncs under load but a longer
 /// write lock held against ingest and promote.
@@ -23,23 +25,6 @@ pub const MAX_BATCH: usize = 512;
 /// tools) once for more rows: at 20 ms a batch wrote about one page per row. Raising it means
 /// fewer commits but rows that reach the database later.
 pub const BATCH_WINDOW: Duration = Duration::from_millis(100);
-
-/// One tool call as the proxy saw it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallRecord {
-    pub ts: String,
-    pub session_id: String,
-    pub tool: String,
-    /// `direct` or `call_tool`.
-    pub via: String,
-    pub ok: bool,
-    pub error_kind: Option<String>,
-    pub ms: Option<i64>,
-    pub client: Option<String>,
-    pub client_call_id: Option<String>,
-    /// Unique per call: `proxy:<process-unique id>`.
-    pub source_key: String,
-}
 
 /// One `search_tools` reply as the proxy sent it. Never the query.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,7 +38,7 @@ pub struct SearchRecord {
 }
 
 pub enum LogEvent {
-    Call(CallRecord),
+    Call(Call),
     Search(SearchRecord),
     /// Answered once everything sent before it is written (or failed).
     Flush(mpsc::Sender<()>),
@@ -87,7 +72,7 @@ impl LogSink {
         }
     }
 
-    pub fn call(&self, record: CallRecord) {
+    pub fn call(&self, record: Call) {
         let _ = self.tx.send(LogEvent::Call(record));
     }
 
@@ -214,7 +199,7 @@ impl Store {
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let calls: Vec<Cow<'_, CallRecord>> = records
+        let batch: Vec<Cow<'_, Call>> = records
             .iter()
             .filter_map(|r| match r {
                 LogEvent::Call(c) => Some(c.cleaned()),
@@ -222,14 +207,14 @@ impl Store {
             })
             .collect();
         let mut sessions: Vec<SessionSeen<'_>> = Vec::new();
-        for c in &calls {
+        for c in &batch {
             if merge_into_transcript(&tx, c)? {
                 continue;
             }
-            insert_call_row(&tx, &(&**c).into())?;
+            calls::insert_row(&tx, c)?;
             match sessions.iter_mut().find(|s| s.id == c.session_id) {
                 Some(s) => s.saw(c),
-                None => sessions.push(SessionSeen::new(c)),
+                None => sessions.push(SessionSeen::of(c)),
             }
         }
         for r in records {
@@ -238,138 +223,35 @@ impl Store {
             }
         }
         for s in &sessions {
-            upsert_session(&tx, s)?;
+            calls::upsert_session(&tx, s)?;
         }
         tx.commit()?;
         Ok(())
     }
 }
 
-/// A session as a batch of calls saw it (a proxy batch, an ingested call, a seeded history).
-pub(super) struct SessionSeen<'a> {
-    pub id: &'a str,
-    /// `proxy`, or the transcript's `via`.
-    pub source: &'a str,
-    pub client: Option<&'a str>,
-    pub first: &'a str,
-    pub last: &'a str,
-}
-
-impl<'a> SessionSeen<'a> {
-    fn new(c: &'a CallRecord) -> SessionSeen<'a> {
-        SessionSeen {
-            id: &c.session_id,
-            source: "proxy",
-            client: c.client.as_deref(),
-            first: &c.ts,
-            last: &c.ts,
-        }
-    }
-
-    fn saw(&mut self, c: &'a CallRecord) {
-        self.client = self.client.or(c.client.as_deref());
-        self.first = self.first.min(c.ts.as_str());
-        self.last = self.last.max(c.ts.as_str());
-    }
-}
-
-/// Inserts a proxy call. When a transcript already recorded the same client call id, that row is
-/// the call: it keeps the transcript's session and gains the proxy's `via` and duration.
-pub fn insert_call(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<()> {
+/// Inserts a proxy call. When a transcript already recorded the same client call id, that row
+/// becomes the call's one row (`call::merge`).
+pub fn insert_call(conn: &rusqlite::Connection, c: &Call) -> rusqlite::Result<()> {
     let c = &*c.cleaned();
     if merge_into_transcript(conn, c)? {
         return Ok(());
     }
-    upsert_session(conn, &SessionSeen::new(c))?;
-    insert_call_row(conn, &c.into())
+    calls::upsert_session(conn, &SessionSeen::of(c))?;
+    calls::insert_row(conn, c)
 }
 
-/// The transcript's row for the same client call id gains the proxy's `via` and duration; true
+/// The transcript's row for the proxy call's client call id becomes the call's one row; true
 /// when there was one (the call is then not inserted again).
-fn merge_into_transcript(conn: &rusqlite::Connection, c: &CallRecord) -> rusqlite::Result<bool> {
-    let Some(id) = &c.client_call_id else {
+fn merge_into_transcript(conn: &rusqlite::Connection, c: &Call) -> rusqlite::Result<bool> {
+    let Some(call_id) = &c.client_call_id else {
         return Ok(false);
     };
-    let updated = conn
-        .prepare_cached(
-            "UPDATE calls SET via = ?2, ms = COALESCE(?3, ms), client = COALESCE(client, ?4)
-             WHERE client_call_id = ?1 AND via LIKE 'transcript:%'",
-        )?
-        .execute(params![id, c.via, c.ms, c.client])?;
-    Ok(updated > 0)
-}
-
-/// Creates a session or widens the one there: its time span grows to cover `first`..`last`, and
-/// a client name is filled in once known. The source stays the one that created it.
-pub(super) fn upsert_session(
-    conn: &rusqlite::Connection,
-    s: &SessionSeen<'_>,
-) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT INTO sessions (id, source, client, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT (id) DO UPDATE SET first_seen = min(first_seen, excluded.first_seen),
-                                        last_seen = max(last_seen, excluded.last_seen),
-                                        client = COALESCE(sessions.client, excluded.client)",
-    )?
-    .execute(params![s.id, s.source, s.client, s.first, s.last])?;
-    Ok(())
-}
-
-/// A `calls` row as written, borrowed from a proxy `CallRecord` or an ingested `CallRow`: the
-/// one place the column list is spelled out.
-pub(super) struct NewCall<'a> {
-    pub ts: &'a str,
-    pub session_id: &'a str,
-    pub tool: &'a str,
-    pub via: &'a str,
-    pub ok: bool,
-    pub error_kind: Option<&'a str>,
-    pub ms: Option<i64>,
-    pub client: Option<&'a str>,
-    pub client_call_id: Option<&'a str>,
-    pub source_key: &'a str,
-}
-
-impl<'a> From<&'a CallRecord> for NewCall<'a> {
-    fn from(c: &'a CallRecord) -> NewCall<'a> {
-        NewCall {
-            ts: &c.ts,
-            session_id: &c.session_id,
-            tool: &c.tool,
-            via: &c.via,
-            ok: c.ok,
-            error_kind: c.error_kind.as_deref(),
-            ms: c.ms,
-            client: c.client.as_deref(),
-            client_call_id: c.client_call_id.as_deref(),
-            source_key: &c.source_key,
-        }
-    }
-}
-
-/// Inserts one `calls` row; a source key already there is left alone (a call is recorded once).
-pub(super) fn insert_call_row(
-    conn: &rusqlite::Connection,
-    c: &NewCall<'_>,
-) -> rusqlite::Result<()> {
-    conn.prepare_cached(
-        "INSERT OR IGNORE INTO calls
-           (ts, session_id, tool, via, ok, error_kind, ms, client, client_call_id, source_key)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-    )?
-    .execute(params![
-        c.ts,
-        c.session_id,
-        c.tool,
-        c.via,
-        c.ok,
-        c.error_kind,
-        c.ms,
-        c.client,
-        c.client_call_id,
-        c.source_key
-    ])?;
-    Ok(())
+    let Some((id, transcript)) = calls::row_for_call_id(conn, call_id, Side::Transcript)? else {
+        return Ok(false);
+    };
+    calls::write_merged(conn, id, c, &transcript)?;
+    Ok(true)
 }
 
 pub fn insert_search(conn: &rusqlite::Connection, s: &SearchRecord) -> rusqlite::Result<()> {

@@ -1,19 +1,20 @@
 //! Tests of the call log: batching, session spans, the sink and its flush.
 
 use super::*;
+use crate::call::Status;
 
-fn call(key: &str, call_id: Option<&str>) -> CallRecord {
-    CallRecord {
+fn call(key: &str, call_id: Option<&str>) -> Call {
+    Call {
         ts: "2026-11-29T10:00:00.000Z".into(),
         session_id: "proxy:claude-code:1".into(),
         tool: "mail_send".into(),
         via: "direct".into(),
-        ok: true,
-        error_kind: None,
+        status: Some(Status::Ok),
         ms: Some(3),
         client: Some("claude-code".into()),
         client_call_id: call_id.map(Into::into),
         source_key: key.into(),
+        ..Call::default()
     }
 }
 

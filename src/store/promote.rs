@@ -213,10 +213,11 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::call::{self, Status};
     use crate::config::Promote;
     use crate::promote::cutoff;
     use crate::promote::tests::{Call, ago, now, usage_of};
-    use crate::store::log::{CallRecord, insert_call};
+    use crate::store::log::insert_call;
 
     /// The SQL sums a timeline exactly as the oracle in `promote::tests` does.
     #[test]
@@ -234,17 +235,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("state.db")).unwrap();
         for (n, (tool, session, days, ok)) in calls.iter().enumerate() {
-            let rec = CallRecord {
+            let rec = call::Call {
                 ts: ago(*days),
                 session_id: session.to_string(),
                 tool: tool.to_string(),
                 via: "direct".into(),
-                ok: *ok,
-                error_kind: None,
-                ms: None,
-                client: None,
-                client_call_id: None,
+                status: Some(if *ok { Status::Ok } else { Status::Error }),
                 source_key: format!("proxy:{n}"),
+                ..call::Call::default()
             };
             insert_call(&store.conn, &rec).unwrap();
         }

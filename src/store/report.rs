@@ -6,8 +6,10 @@ use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::log::{self, SessionSeen};
-use super::{CallRecord, SearchRecord, Store, StoreError};
+use super::calls::{SessionSeen, insert_row, upsert_session};
+use super::log;
+use super::{SearchRecord, Store, StoreError};
+use crate::call::Call;
 
 /// A row of `working_set`, in listing order.
 #[derive(Debug, Clone, PartialEq)]
@@ -317,7 +319,7 @@ impl Store {
     /// and benchmarks; the product writes these through the log writer and `promote`.
     pub fn seed_history(
         &mut self,
-        calls: &[CallRecord],
+        calls: &[Call],
         searches: &[SearchRecord],
         runs: &[SeedRun],
         working_set: &[WorkingSetRow],
@@ -328,22 +330,10 @@ impl Store {
             for c in calls {
                 let c = &*c.cleaned();
                 if c.session_id != last_session {
-                    let source = if c.via.starts_with("transcript:") {
-                        c.via.as_str()
-                    } else {
-                        "proxy"
-                    };
-                    let seen = SessionSeen {
-                        id: &c.session_id,
-                        source,
-                        client: c.client.as_deref(),
-                        first: &c.ts,
-                        last: &c.ts,
-                    };
-                    log::upsert_session(&tx, &seen)?;
+                    upsert_session(&tx, &SessionSeen::of(c))?;
                     last_session.clone_from(&c.session_id);
                 }
-                log::insert_call_row(&tx, &c.into())?;
+                insert_row(&tx, c)?;
             }
             for s in searches {
                 log::insert_search(&tx, s)?;

@@ -5,7 +5,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
 
-use mws::store::{CallRecord, Store, log::insert_call};
+use mws::call::{Call, Status};
+use mws::store::{Store, log::insert_call};
 use serde_json::{Value, json};
 
 use crate::cli::mws;
@@ -139,18 +140,18 @@ fn day_ago(days: i64) -> String {
     mws::clock::fmt(mws::clock::now() - time::Duration::days(days))
 }
 
-fn call(n: usize, tool: &str, session: &str, days: i64, ok: bool) -> CallRecord {
-    CallRecord {
+fn call(n: usize, tool: &str, session: &str, days: i64, ok: bool) -> Call {
+    Call {
         ts: day_ago(days),
         session_id: session.into(),
         tool: tool.into(),
         via: "direct".into(),
-        ok,
-        error_kind: (!ok).then(|| "error".into()),
+        status: Some(if ok { Status::Ok } else { Status::Error }),
         ms: Some(5),
         client: Some("test".into()),
         client_call_id: None,
         source_key: format!("proxy:{n}"),
+        ..Call::default()
     }
 }
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use std::io::Write;
 
-use mws::store::{CallRecord, LogSink, SearchRecord, Store};
+use mws::call::{Call, Status};
+use mws::store::{LogSink, SearchRecord, Store};
 use serde_json::json;
 
 use crate::cli::mws;
@@ -19,18 +20,18 @@ const INGEST_CALLS: usize = 3_000;
 const INGEST_BATCH: usize = 300;
 const PROMOTE_RUNS: usize = 6;
 
-fn record(key: String, session: String, tool: &str, via: &str) -> CallRecord {
-    CallRecord {
+fn record(key: String, session: String, tool: &str, via: &str) -> Call {
+    Call {
         ts: mws::clock::fmt(mws::clock::now()),
         session_id: session,
         tool: tool.into(),
         via: via.into(),
-        ok: true,
-        error_kind: None,
+        status: Some(Status::Ok),
         ms: Some(1),
         client: Some("writer-test".into()),
         client_call_id: None,
         source_key: key,
+        ..Call::default()
     }
 }
 

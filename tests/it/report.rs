@@ -6,13 +6,13 @@ pub mod history;
 
 use std::path::Path;
 
+use mws::call::{Call, Status};
 use mws::catalog::Catalog;
 use mws::clock;
 use mws::cmd::report::{gather, json};
 use mws::config::Config;
 use mws::report::render::{self, Style};
 use mws::report::{Report, Tokenizer, TokenizerKind, UpstreamInfo, Window};
-use mws::store::CallRecord;
 use mws::store::Store;
 use mws::store::report::{SeedRun, WorkingSetRow};
 use serde_json::Value;
@@ -63,18 +63,18 @@ fn report_of(store: &Store, catalog: &Catalog, window: &str, kind: TokenizerKind
     .unwrap()
 }
 
-fn call(ts: &str, session: &str, tool: &str, via: &str, ok: bool, key: &str) -> CallRecord {
-    CallRecord {
+fn call(ts: &str, session: &str, tool: &str, via: &str, ok: bool, key: &str) -> Call {
+    Call {
         ts: clock::normalize(ts).unwrap(),
         session_id: session.into(),
         tool: tool.into(),
         via: via.into(),
-        ok,
-        error_kind: (!ok).then(|| "error".into()),
+        status: Some(if ok { Status::Ok } else { Status::Error }),
         ms: Some(10),
         client: Some("claude-code".into()),
         client_call_id: None,
         source_key: key.into(),
+        ..Call::default()
     }
 }
 

@@ -5,7 +5,8 @@
 mod compressed;
 mod env;
 
-use mws::store::log::{CallRecord, LogEvent};
+use mws::call::{Call, Status};
+use mws::store::log::LogEvent;
 use serde_json::{Value, json};
 
 use super::cli::mws;
@@ -304,17 +305,17 @@ fn a_bad_root_is_reported_and_the_others_go_on() {
 }
 
 fn proxy_row(id: &str) -> LogEvent {
-    LogEvent::Call(CallRecord {
+    LogEvent::Call(Call {
         ts: "2026-11-29T21:53:12.250Z".into(),
         session_id: "proxy:claude-code:7".into(),
         tool: "echo".into(),
         via: "direct".into(),
-        ok: true,
-        error_kind: None,
+        status: Some(Status::Ok),
         ms: Some(3),
         client: Some("claude-code".into()),
         client_call_id: Some(id.into()),
         source_key: "proxy:42".into(),
+        ..Call::default()
     })
 }
 

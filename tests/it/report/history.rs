@@ -5,9 +5,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use mws::call::{Call, Status};
 use mws::clock;
+use mws::store::SearchRecord;
 use mws::store::report::{SeedRun, WorkingSetRow};
-use mws::store::{CallRecord, SearchRecord};
 use time::{Duration, OffsetDateTime};
 
 pub struct Params {
@@ -24,7 +25,7 @@ pub struct Params {
 }
 
 pub struct History {
-    pub calls: Vec<CallRecord>,
+    pub calls: Vec<Call>,
     pub searches: Vec<SearchRecord>,
     pub runs: Vec<SeedRun>,
     pub working_set: Vec<WorkingSetRow>,
@@ -39,7 +40,7 @@ impl History {
         let mut ok = 0;
         let mut hits = 0;
         for (c, &listed) in self.calls.iter().zip(&self.listed_at_call) {
-            if c.ok && c.ts.as_str() >= since && c.ts.as_str() <= until {
+            if c.ok() && c.ts.as_str() >= since && c.ts.as_str() <= until {
                 ok += 1;
                 if listed && c.via != "call_tool" {
                     hits += 1;
@@ -169,17 +170,17 @@ pub fn generate(p: &Params) -> History {
                 touched.insert(tool.clone());
                 *ok_calls.entry(tool.clone()).or_default() += 1;
             }
-            h.calls.push(CallRecord {
+            h.calls.push(Call {
                 ts: clock::fmt(ts),
                 session_id: session_id.clone(),
                 tool: tool.clone(),
                 via: via.into(),
-                ok,
-                error_kind: (!ok).then(|| "error".into()),
+                status: Some(if ok { Status::Ok } else { Status::Error }),
                 ms: Some(5 + rng.below(400) as i64),
                 client: client.map(str::to_string),
                 client_call_id: client.map(|c| format!("{c}-call-{}", h.calls.len())),
                 source_key: format!("gen:{}", h.calls.len()),
+                ..Call::default()
             });
             h.listed_at_call.push(is_listed);
         }
