@@ -79,12 +79,12 @@ pub fn target(config: &Config) -> String {
 }
 
 /// Connects, waits up to `budget` for a live catalog, and returns what it has by then.
-pub async fn probe(config: &Config, budget: Duration) -> Probe {
+async fn probe(config: &Config, budget: Duration) -> Probe {
     probe_with(upstream::connect(config), config, budget).await
 }
 
 /// `probe` over a given upstream (tests hand in fakes).
-pub async fn probe_with(up: Arc<dyn Upstream>, config: &Config, budget: Duration) -> Probe {
+async fn probe_with(up: Arc<dyn Upstream>, config: &Config, budget: Duration) -> Probe {
     let deadline = Instant::now() + budget;
     let mut snap = tokio::time::timeout(budget, up.catalog()).await.ok();
     loop {
@@ -153,7 +153,7 @@ pub fn for_command(config: &Config) -> anyhow::Result<Probe> {
 }
 
 /// `probe` on a runtime of its own, for the synchronous commands.
-pub fn probe_blocking(config: &Config, budget: Duration) -> anyhow::Result<Probe> {
+fn probe_blocking(config: &Config, budget: Duration) -> anyhow::Result<Probe> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -164,7 +164,7 @@ pub fn probe_blocking(config: &Config, budget: Duration) -> anyhow::Result<Probe
 }
 
 /// The budget for one probe: the config's `timeouts.listMs`.
-pub fn budget(config: &Config) -> Duration {
+fn budget(config: &Config) -> Duration {
     Duration::from_millis(config.timeouts.list_ms)
 }
 
