@@ -1,11 +1,9 @@
-//! Command-line types (clap) and the top-level run: logging to stderr, dispatch, exit codes and
-//! broken pipes handled in one place.
+//! Command-line types (clap): the commands, their flags and help. Must not run anything: the
+//! dispatch is `cmd::main`.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-
-use crate::cmd;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -141,37 +139,4 @@ pub struct DoctorArgs {
     /// Print the checks as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Parses the command line, runs the command and returns the process exit code.
-pub fn main() -> i32 {
-    let cli = Cli::parse();
-    init_logging();
-    let result = match cli.command {
-        Command::Init(a) => cmd::init::run(cli.config.as_deref(), a),
-        Command::Serve(a) => cmd::serve::run(cli.config.as_deref(), a),
-        Command::Ingest(a) => cmd::ingest::run(cli.config.as_deref(), a),
-        Command::Promote(a) => cmd::promote::run(cli.config.as_deref(), a),
-        Command::Report(a) => cmd::report::run(cli.config.as_deref(), a),
-        Command::Search(a) => cmd::search::run(cli.config.as_deref(), a),
-        Command::Doctor(a) => cmd::doctor::run(cli.config.as_deref(), a),
-        Command::Setup(SetupCommand::Import(a)) => cmd::setup::import(a),
-        Command::DemoUpstream => cmd::demo_upstream::run(),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => cmd::exit_code_for(&e),
-    }
-}
-
-fn init_logging() {
-    use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("MWS_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
-    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(move || crate::term::LogWriter { colour })
-        .with_ansi(colour)
-        .with_target(false)
-        .try_init();
 }

@@ -11,6 +11,7 @@ pub mod config;
 pub mod demo;
 pub mod doctor;
 pub mod ingest;
+pub mod listed;
 pub mod mcp;
 pub mod private_file;
 pub mod probe;

@@ -2,5 +2,5 @@
 //! an exit code. Glue only; every command lives in `mws::cmd`.
 
 fn main() {
-    std::process::exit(mws::cli::main());
+    std::process::exit(mws::cmd::main());
 }

@@ -1,5 +1,6 @@
 //! The one writer of mws's private files (`catalog.json`, `upstream.json`, `working-set.json`,
-//! the config `mws init` writes) and the check that the state dir is private. A file is written
+//! the config `mws init` writes), the one maker of private directories (the state dir, 0700), and
+//! the check that the state dir is private. A file is written
 //! whole into a new temp file with an unpredictable name, created exclusively without following
 //! links (mode 0600), synced, then renamed over the target: a reader never sees half a file, and a
 //! link planted in the directory is never written through. Must not open `state.db` (see
@@ -57,6 +58,15 @@ impl Drop for Pending {
     }
 }
 
+/// Creates `dir` and any missing parents with mode 0700 (an existing directory is left as it is:
+/// `check_dir` judges it).
+pub fn create_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+}
+
 /// Writes `body` to `target` (see the module doc), creating its parent directory (0700) first.
 pub fn write(target: &Path, body: &[u8]) -> std::io::Result<()> {
     prepare(target, body)?.commit()
@@ -68,10 +78,7 @@ pub fn prepare(target: &Path, body: &[u8]) -> std::io::Result<Pending> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
+    create_dir(dir)?;
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -147,5 +154,17 @@ mod tests {
                  files mws keeps there; run `chmod go-w {d}` (or `chmod 700 {d}`)"
             )
         );
+    }
+
+    #[test]
+    fn directories_are_made_private_and_a_store_opens_in_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("a/b/state");
+        let db = state.join("state.db");
+        crate::store::Store::open(&db).unwrap();
+        for d in [dir.path().join("a"), dir.path().join("a/b"), state] {
+            let mode = std::fs::metadata(&d).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode & 0o077, 0, "{} has mode {mode:o}", d.display());
+        }
     }
 }

@@ -1,11 +1,14 @@
-//! Asks the upstream once, within a budget, what it is and what it lists: for `mws report` and
-//! `mws doctor`, which run once and exit. Goes through `upstream::connect` like the proxy, so it
-//! sees the upstream exactly as the proxy would. Falls back to `catalog.json` for the catalog.
+//! The catalog a one-shot command uses (`mws report`, `doctor`, `promote`, `search`): asks the
+//! upstream once, within `timeouts.listMs`, what it is and what it lists, through
+//! `upstream::connect` like the proxy, so it sees the upstream exactly as the proxy would; falls
+//! back to the last good list in `stateDir/catalog.json`; says why when there is neither
+//! (`NoCatalog`). The one place a command's catalog is made: commands must not read
+//! `catalog.json` or ask the upstream for its list themselves.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogError};
 use crate::config::Config;
 use crate::upstream::{self, CatalogSource, Upstream, UpstreamStatus};
 
@@ -24,18 +27,64 @@ pub struct Probe {
     pub catalog_file_error: Option<String>,
 }
 
+/// Neither the upstream nor `catalog.json` gave a tool: what a user reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no catalog: {0}")]
+pub struct NoCatalog(pub String);
+
+impl Probe {
+    /// The catalog when it holds any tool, else why there is none. An empty list counts as none:
+    /// nothing can be searched in it, and `mws promote` drops no tool on one empty answer.
+    pub fn usable(&self, config: &Config) -> Result<&Arc<Catalog>, NoCatalog> {
+        if !self.catalog.is_empty() {
+            return Ok(&self.catalog);
+        }
+        let upstream = match self
+            .status
+            .list_error
+            .as_ref()
+            .or(self.status.last_error.as_ref())
+        {
+            // The error names the upstream already.
+            Some(e) => format!("the upstream listed no tools ({e})"),
+            None => format!(
+                "the upstream ({}) listed no tools within {} ms",
+                target(config),
+                config.timeouts.list_ms
+            ),
+        };
+        let path = config.catalog_path();
+        let file = match &self.catalog_file_error {
+            Some(e) => format!("the stored catalog cannot be used ({e})"),
+            None if !self.catalog.rejected().is_empty() => format!(
+                "every tool in {} is left out because clients would reject it ({}; see `mws \
+                 doctor`)",
+                path.display(),
+                self.catalog.rejected().len()
+            ),
+            None if path.exists() => format!("{} lists no tools", path.display()),
+            None => format!(
+                "there is no stored catalog at {} (it is written once the upstream has listed \
+                 its tools)",
+                path.display()
+            ),
+        };
+        Err(NoCatalog(format!("{upstream}, and {file}")))
+    }
+}
+
 /// The configured upstream as a user would recognise it (`upstream::target`).
 pub fn target(config: &Config) -> String {
     upstream::target(config)
 }
 
 /// Connects, waits up to `budget` for a live catalog, and returns what it has by then.
-pub async fn probe(config: &Config, budget: Duration) -> Probe {
+async fn probe(config: &Config, budget: Duration) -> Probe {
     probe_with(upstream::connect(config), config, budget).await
 }
 
 /// `probe` over a given upstream (tests hand in fakes).
-pub async fn probe_with(up: Arc<dyn Upstream>, config: &Config, budget: Duration) -> Probe {
+async fn probe_with(up: Arc<dyn Upstream>, config: &Config, budget: Duration) -> Probe {
     let deadline = Instant::now() + budget;
     let mut snap = tokio::time::timeout(budget, up.catalog()).await.ok();
     loop {
@@ -75,22 +124,36 @@ pub async fn probe_with(up: Arc<dyn Upstream>, config: &Config, budget: Duration
         catalog_file_error: None,
     };
     if out.catalog_source == "none" {
-        let path = config.catalog_path();
-        if path.exists() {
-            match Catalog::load_file(&path) {
-                Ok(c) => {
-                    out.catalog = Arc::new(c.into_checked());
-                    out.catalog_source = "catalog.json";
-                }
-                Err(e) => out.catalog_file_error = Some(e.to_string()),
+        match stored(config) {
+            Ok(Some(c)) => {
+                out.catalog = Arc::new(c.into_checked());
+                out.catalog_source = "catalog.json";
             }
+            Ok(None) => {}
+            Err(e) => out.catalog_file_error = Some(e.to_string()),
         }
     }
     out
 }
 
+/// The last good list the proxy stored, `stateDir/catalog.json`, as written (unchecked); `None`
+/// when there is no such file.
+pub fn stored(config: &Config) -> Result<Option<Catalog>, CatalogError> {
+    let path = config.catalog_path();
+    if !path.exists() {
+        return Ok(None);
+    }
+    Catalog::load_file(&path).map(Some)
+}
+
+/// The catalog (and the upstream's status) for a command that runs once: `probe` within
+/// `timeouts.listMs`, on a runtime of its own.
+pub fn for_command(config: &Config) -> anyhow::Result<Probe> {
+    probe_blocking(config, budget(config))
+}
+
 /// `probe` on a runtime of its own, for the synchronous commands.
-pub fn probe_blocking(config: &Config, budget: Duration) -> anyhow::Result<Probe> {
+fn probe_blocking(config: &Config, budget: Duration) -> anyhow::Result<Probe> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -101,7 +164,7 @@ pub fn probe_blocking(config: &Config, budget: Duration) -> anyhow::Result<Probe
 }
 
 /// The budget for one probe: the config's `timeouts.listMs`.
-pub fn budget(config: &Config) -> Duration {
+fn budget(config: &Config) -> Duration {
     Duration::from_millis(config.timeouts.list_ms)
 }
 
@@ -192,6 +255,61 @@ mod tests {
         let p = run(Some(u32::MAX), Duration::from_millis(200));
         assert_eq!(p.catalog_source, "catalog.json");
         assert!(p.catalog.contains("stale") && !p.status.reachable);
+    }
+
+    /// `usable`'s message after a real probe of an upstream that refuses at once, with `file` as
+    /// `catalog.json`: the part after the upstream's error, `catalog.json`'s path as `CATALOG`.
+    fn no_catalog(file: Option<&str>) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            state_dir: dir.path().to_path_buf(),
+            upstream: crate::config::Upstream::Http(crate::config::HttpUpstream {
+                url: "http://127.0.0.1:9/mcp".into(),
+                headers: Default::default(),
+            }),
+            ..Config::default()
+        };
+        if let Some(body) = file {
+            std::fs::write(config.catalog_path(), body).unwrap();
+        }
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let p = rt.block_on(probe(&config, Duration::from_secs(10)));
+        let message = p.usable(&config).unwrap_err().to_string();
+        let (upstream, file) = message.split_once("), and ").expect(&message);
+        assert!(
+            upstream.starts_with(
+                "no catalog: the upstream listed no tools (upstream unavailable: \
+                 http://127.0.0.1:9/mcp"
+            ),
+            "{message}"
+        );
+        file.replace(&config.catalog_path().display().to_string(), "CATALOG")
+    }
+
+    #[test]
+    fn no_catalog_says_why_as_a_user_reads_it() {
+        assert_eq!(
+            no_catalog(None),
+            "there is no stored catalog at CATALOG (it is written once the upstream has listed \
+             its tools)"
+        );
+        assert_eq!(
+            no_catalog(Some("{\"tools\": []}")),
+            "CATALOG lists no tools"
+        );
+        assert_eq!(
+            no_catalog(Some("{\"tools\": 3}")),
+            "the stored catalog cannot be used (CATALOG: not a tools/list result: expected a \"tools\" \
+             array)"
+        );
+        assert_eq!(
+            no_catalog(Some("[{\"name\": \"bad name\"}]")),
+            "every tool in CATALOG is left out because clients would reject it (1; see `mws \
+             doctor`)"
+        );
     }
 
     #[test]

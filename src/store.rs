@@ -85,8 +85,7 @@ impl Store {
             && !dir.as_os_str().is_empty()
             && !dir.exists()
         {
-            std::fs::create_dir_all(dir).map_err(io)?;
-            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+            crate::private_file::create_dir(dir).map_err(io)?;
         }
         if let Some(dir) = path.parent()
             && !dir.as_os_str().is_empty()

@@ -1,5 +1,6 @@
-//! One thin file per command: load the config, call into the library, print. Exit codes: 0 ok,
-//! 1 runtime failure, 2 usage or config error.
+//! The top-level run (`main`: parse, logging to stderr, dispatch, exit codes and broken pipes
+//! handled in one place) and one thin file per command: load the config, call into the library,
+//! print. Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
 
 pub mod demo_upstream;
 pub mod doctor;
@@ -13,7 +14,43 @@ pub mod setup;
 
 use std::path::Path;
 
+use clap::Parser;
+
+use crate::cli::{Cli, Command, SetupCommand};
 use crate::config::{self, ConfigError, Loaded};
+
+/// Parses the command line, runs the command and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    init_logging();
+    let result = match cli.command {
+        Command::Init(a) => init::run(cli.config.as_deref(), a),
+        Command::Serve(a) => serve::run(cli.config.as_deref(), a),
+        Command::Ingest(a) => ingest::run(cli.config.as_deref(), a),
+        Command::Promote(a) => promote::run(cli.config.as_deref(), a),
+        Command::Report(a) => report::run(cli.config.as_deref(), a),
+        Command::Search(a) => search::run(cli.config.as_deref(), a),
+        Command::Doctor(a) => doctor::run(cli.config.as_deref(), a),
+        Command::Setup(SetupCommand::Import(a)) => setup::import(a),
+        Command::DemoUpstream => demo_upstream::run(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => exit_code_for(&e),
+    }
+}
+
+fn init_logging() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("MWS_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));
+    let colour = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(move || crate::term::LogWriter { colour })
+        .with_ansi(colour)
+        .with_target(false)
+        .try_init();
+}
 
 /// A usage error: bad flags or arguments. Exits 2.
 #[derive(Debug, thiserror::Error)]

@@ -1,12 +1,11 @@
 //! `mws promote [--dry-run] [--json] [--no-ingest]`: ingest, find the catalog for the reality
-//! check (live upstream within `listMs`, else `catalog.json`, else none), read front-matter pins,
-//! decide (`crate::promote`), print the table, and — unless `--dry-run` — write the run and
-//! `working-set.json` in one transaction.
+//! check (`probe::for_command`; none skips the check), read front-matter pins, decide
+//! (`crate::promote`), print the table, and — unless `--dry-run` — write the run (the
+//! `working_set` table) and its `working-set.json` export in one transaction.
 
 use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
@@ -19,8 +18,7 @@ use crate::config::Config;
 use crate::promote::{self, Inputs, Outcome, Why, pin_files};
 use crate::store::{PromotionRecord, Store};
 use crate::term::{self, Safe, safe};
-use crate::upstream::{self, CatalogSource};
-use crate::{clock, ingest, private_file};
+use crate::{clock, ingest, private_file, probe};
 
 pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     let config = load_config(flag)?.config;
@@ -110,58 +108,32 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     Ok(0)
 }
 
-/// The catalog for the reality check and where it came from: the live upstream if it lists
-/// within `listMs`, else `stateDir/catalog.json`, else none (a warning; nothing is dropped).
+/// The catalog for the reality check and where it came from: the catalog a command uses
+/// (`probe::for_command`), else none (a warning; nothing is dropped).
 fn reality_catalog(config: &Config) -> (Option<Catalog>, &'static str) {
+    let p = match probe::for_command(config) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!(
+                "mws promote: warning: cannot ask the upstream: {}; the reality check is skipped \
+                 (no tool is dropped)",
+                Safe(&format!("{e:#}"))
+            );
+            return (None, "skipped");
+        }
+    };
     // An empty list is treated as no list: dropping every tool on one bad answer is worse than
     // skipping the check once.
-    if let Some(c) = live_catalog(config).filter(|c| !c.is_empty()) {
-        return (Some(c), "live");
-    }
-    let file = config.catalog_path();
-    match Catalog::load_file(&file) {
-        Ok(c) if !c.is_empty() => return (Some(c), "catalog.json"),
-        Ok(_) => eprintln!(
-            "mws promote: warning: {}: lists no tools",
-            term::path(&file)
-        ),
-        Err(e) if file.exists() => eprintln!("mws promote: warning: {}", Safe(&e.to_string())),
-        Err(_) => {}
-    }
-    eprintln!(
-        "mws promote: warning: no live upstream list within {} ms and no {}; the reality check \
-         is skipped (no tool is dropped)",
-        config.timeouts.list_ms,
-        term::path(&file)
-    );
-    (None, "skipped")
-}
-
-/// Asks the upstream for its catalog, waiting at most `listMs` for a live (not cached) list.
-fn live_catalog(config: &Config) -> Option<Catalog> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .ok()?;
-    let budget = Duration::from_millis(config.timeouts.list_ms);
-    rt.block_on(async {
-        let up = upstream::connect(config);
-        let mut changes = up.changes();
-        let deadline = Instant::now() + budget;
-        loop {
-            let left = deadline.checked_duration_since(Instant::now())?;
-            let snap = tokio::time::timeout(left, up.catalog()).await.ok()?;
-            if snap.source == CatalogSource::Live {
-                return Some(snap.catalog.as_ref().clone());
-            }
-            let left = deadline.checked_duration_since(Instant::now())?;
-            // No live list yet: wait for the catalog to change (a closed channel means never).
-            tokio::time::timeout(left, changes.changed())
-                .await
-                .ok()?
-                .ok()?;
+    match p.usable(config) {
+        Ok(c) => (Some(c.as_ref().clone()), p.catalog_source),
+        Err(e) => {
+            eprintln!(
+                "mws promote: warning: {}; the reality check is skipped (no tool is dropped)",
+                Safe(&e.to_string())
+            );
+            (None, "skipped")
         }
-    })
+    }
 }
 
 fn as_json(o: &Outcome) -> serde_json::Value {

@@ -27,7 +27,7 @@ pub fn run(config: Option<&Path>, args: ReportArgs) -> CmdResult {
     let store = Store::open(&config.db_path()).map_err(|e| {
         anyhow::anyhow!("cannot open the database (`mws doctor` says how to fix it): {e}")
     })?;
-    let p = probe::probe_blocking(config, probe::budget(config))?;
+    let p = probe::for_command(config)?;
     if let Some(e) = &p.catalog_file_error {
         tracing::warn!("{e}");
     }

@@ -1,13 +1,13 @@
 //! `mws search [--catalog FILE] [--json] [--limit N] [--explain] QUERY`: runs `search_tools`
-//! against a catalog file, else the live upstream's catalog, else the last-good `catalog.json`,
-//! and prints the reply (human text, or `--json` exactly as `search_tools` returns it).
+//! against a catalog file, else the catalog a command uses (`probe::for_command`), marks the
+//! tools the proxy lists (`listed`), and prints the reply (human text, or `--json` exactly as
+//! `search_tools` returns it).
 
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Context;
 use serde_json::Value;
 
 use super::{CmdResult, UsageError, load_config};
@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions, check_query};
 use crate::server::meta_tools;
 use crate::term::Safe;
+use crate::{listed, probe};
 
 pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     let loaded = load_config(config)?;
@@ -29,16 +30,16 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         return Err(UsageError(e.to_string()).into());
     }
     let catalog = match &args.catalog {
-        Some(path) => Catalog::load_file(path)?,
-        None => live_or_stored(cfg)?,
+        Some(path) => Arc::new(Catalog::load_file(path)?),
+        None => command_catalog(cfg)?,
     };
     let options = SearchOptions {
         aliases: cfg.search_aliases.clone(),
         backend_hints: cfg.backend_hints.clone(),
     };
-    // Upstream tools named like a meta-tool under the names `search_tools` shows them by.
-    let catalog = meta_tools::exposed_catalog(&Arc::new(catalog));
     let listed = listed_names(cfg, &catalog);
+    // Upstream tools named like a meta-tool under the names `search_tools` shows them by.
+    let catalog = meta_tools::exposed_catalog(&catalog);
     let index = SearchIndex::build_shared(catalog, &options);
     let opts = QueryOptions {
         limit: args.limit,
@@ -59,50 +60,28 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     Ok(0)
 }
 
-/// The live upstream's catalog, else `stateDir/catalog.json`.
-fn live_or_stored(cfg: &Config) -> anyhow::Result<Catalog> {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("starting the runtime")?;
-    let live = rt.block_on(async { crate::upstream::connect(cfg).catalog().await });
-    if !live.catalog.is_empty() {
-        return Ok((*live.catalog).clone());
-    }
-    let path = cfg.catalog_path();
-    match Catalog::load_file(&path) {
-        Ok(c) if !c.is_empty() => Ok(c),
-        Ok(_) => anyhow::bail!(
-            "no catalog: the upstream listed no tools and {} is empty; pass --catalog FILE",
-            path.display()
-        ),
-        Err(e) if !path.exists() => anyhow::bail!(
-            "no catalog: the upstream listed no tools and {} does not exist ({e}); pass --catalog FILE or check `mws doctor`",
-            path.display()
-        ),
-        Err(e) => Err(e.into()),
+/// The catalog a command uses, or the error a user reads when there is none.
+fn command_catalog(cfg: &Config) -> anyhow::Result<Arc<Catalog>> {
+    let p = probe::for_command(cfg)?;
+    match p.usable(cfg) {
+        Ok(c) => Ok(c.clone()),
+        Err(e) => anyhow::bail!("{e}; pass --catalog FILE, or see `mws doctor`"),
     }
 }
 
-/// Names in `working-set.json`, if there is one (marks listed tools in the reply), as `catalog`
-/// (the exposed one) names them.
+/// The tools the proxy lists from `catalog` (the upstream's), by the names `search_tools` shows:
+/// the same rule and working set as `mws serve` (`listed`). A database that cannot be read is
+/// said on stderr and marks nothing, as the proxy then lists only the meta-tools and pins.
 fn listed_names(cfg: &Config, catalog: &Catalog) -> HashSet<String> {
-    let Ok(text) = std::fs::read_to_string(cfg.working_set_path()) else {
-        return HashSet::new();
-    };
-    let v: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-    v.get("tools")
-        .and_then(Value::as_array)
+    let working_set = listed::stored_working_set(cfg).unwrap_or_else(|e| {
+        eprintln!(
+            "mws search: warning: cannot read the working set: {}",
+            Safe(&e.to_string())
+        );
+        Vec::new()
+    });
+    listed::names(catalog, &working_set, cfg)
         .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .map(|n| {
-            if meta_tools::is_meta(n) && !catalog.contains(n) {
-                format!("{}{n}", meta_tools::SHADOWED_PREFIX)
-            } else {
-                n.to_string()
-            }
-        })
         .collect()
 }
 

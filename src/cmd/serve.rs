@@ -68,14 +68,12 @@ const SERVE_WORKERS: usize = 1;
 
 async fn serve(config: Config, stdio: bool) -> CmdResult {
     // 0700: the state dir holds the call history (docs/database.md: kept private).
-    std::os::unix::fs::DirBuilderExt::mode(std::fs::DirBuilder::new().recursive(true), 0o700)
-        .create(&config.state_dir)
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "cannot create state dir {}: {e}",
-                config.state_dir.display()
-            )
-        })?;
+    crate::private_file::create_dir(&config.state_dir).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot create state dir {}: {e}",
+            config.state_dir.display()
+        )
+    })?;
     crate::private_file::check_dir(&config.state_dir)?;
     let db = config.db_path();
     let upstream = crate::upstream::connect(&config);

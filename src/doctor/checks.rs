@@ -9,9 +9,10 @@ use std::time::SystemTime;
 use time::OffsetDateTime;
 
 use super::Check;
+use crate::catalog::Catalog;
 use crate::config::{self, Config, ConfigError, Loaded, TranscriptKind, Upstream};
 use crate::store::doctor::{inspect, latest_schema_version};
-use crate::{clock, probe};
+use crate::{clock, listed, probe};
 
 /// The config file: found, valid, and which way it was found.
 pub fn config(flag: Option<&Path>) -> (Check, Option<Loaded>) {
@@ -241,7 +242,7 @@ pub fn permissions(config: &Config) -> Option<Check> {
 pub fn upstream(config: &Config, config_path: &Path) -> Check {
     let target = probe::target(config);
     let cfg = config_path.display();
-    let p = match probe::probe_blocking(config, probe::budget(config)) {
+    let p = match probe::for_command(config) {
         Ok(p) => p,
         Err(e) => {
             return Check::fail(
@@ -276,19 +277,23 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
             "{target}: reachable, {era}{server}, {} tools",
             p.catalog.len()
         );
+        let listing = listing(config, &p.catalog);
         return match p.catalog.rejected() {
-            [] => Check::ok("upstream", summary),
-            left_out => left_out.iter().fold(
-                Check::warn(
-                    "upstream",
-                    format!(
-                        "{summary}; {} left out because clients would reject them",
-                        left_out.len()
+            [] => Check::ok("upstream", summary).detail(listing),
+            left_out => left_out
+                .iter()
+                .fold(
+                    Check::warn(
+                        "upstream",
+                        format!(
+                            "{summary}; {} left out because clients would reject them",
+                            left_out.len()
+                        ),
+                        "fix these tool definitions in the upstream server",
                     ),
-                    "fix these tool definitions in the upstream server",
-                ),
-                |c, (name, why)| c.detail(format!("{name}: {why}")),
-            ),
+                    |c, (name, why)| c.detail(format!("{name}: {why}")),
+                )
+                .detail(listing),
         };
     }
     let fix = match &config.upstream {
@@ -303,13 +308,26 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
     if let Some(e) = &s.last_error {
         c = c.detail(e.clone());
     }
-    c.detail(match p.catalog_source {
-        "catalog.json" => format!(
-            "meanwhile the proxy serves the last good catalog from catalog.json ({} tools)",
-            p.catalog.len()
+    match p.catalog_source {
+        "catalog.json" => c
+            .detail(format!(
+                "meanwhile the proxy serves the last good catalog from catalog.json ({} tools)",
+                p.catalog.len()
+            ))
+            .detail(listing(config, &p.catalog)),
+        _ => c.detail("with no catalog.json either, clients see only search_tools and call_tool"),
+    }
+}
+
+/// How many tools `tools/list` shows with this catalog (`listed`, over the stored working set).
+fn listing(config: &Config, catalog: &Catalog) -> String {
+    match listed::stored_working_set(config) {
+        Ok(ws) => format!(
+            "clients see search_tools, call_tool and {} listed tool(s) (working set and pins)",
+            listed::names(catalog, &ws, config).len()
         ),
-        _ => "with no catalog.json either, clients see only search_tools and call_tool".into(),
-    })
+        Err(e) => format!("the working set cannot be read ({e}): clients see the pins only"),
+    }
 }
 
 /// Each transcript root: found, how many transcripts, the newest.

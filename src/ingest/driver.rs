@@ -112,18 +112,19 @@ pub fn ingest_with(
     Ok(summary)
 }
 
-/// Upstream tool names: the `catalog` table, else `stateDir/catalog.json`, else none.
+/// Upstream tool names: the `catalog` table, else the stored `catalog.json` (`probe::stored`),
+/// else none. Never asks the upstream: ingest runs offline.
 fn catalog_names(config: &Config, store: &Store) -> Result<Vec<String>, StoreError> {
     let names = store.catalog_names_ever_seen()?;
     if !names.is_empty() {
         return Ok(names);
     }
-    let path = config.catalog_path();
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    match Catalog::load_file(&path) {
-        Ok(c) => Ok(c.names().map(String::from).collect()),
+    match crate::probe::stored(config) {
+        Ok(c) => Ok(c
+            .iter()
+            .flat_map(Catalog::names)
+            .map(String::from)
+            .collect()),
         Err(e) => {
             tracing::warn!("{e}; tool names are kept as the transcripts recorded them");
             Ok(Vec::new())

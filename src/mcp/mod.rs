@@ -20,6 +20,19 @@ pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 /// Tool `_meta` key that makes Claude Code load a tool up front instead of deferring it.
 pub const META_ALWAYS_LOAD: &str = "anthropic/alwaysLoad";
 
+/// Sets `_meta["anthropic/alwaysLoad"] = true`, keeping any other `_meta` keys.
+pub fn mark_always_load(tool: &mut Map<String, Value>) {
+    let meta = tool
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    if let Some(m) = meta.as_object_mut() {
+        m.insert(META_ALWAYS_LOAD.into(), Value::Bool(true));
+    }
+}
+
 /// JSON-RPC and MCP error codes.
 pub mod code {
     pub const PARSE_ERROR: i64 = -32700;

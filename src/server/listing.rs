@@ -1,30 +1,29 @@
-//! What `tools/list` shows a client: the meta-tools, then the working-set tools the upstream
-//! lists, slimmed (docs/protocol.md) and marked `anthropic/alwaysLoad`. Pure; shared by the
-//! proxy and `mws report` (which counts its tokens). Must not do I/O.
+//! What `tools/list` shows a client: the meta-tools, then the upstream tools `crate::listed`
+//! decides are listed, slimmed (docs/protocol.md) and marked `anthropic/alwaysLoad`. Pure; shared
+//! by the proxy and `mws report` (which counts its tokens). Must not do I/O, nor decide which
+//! tools are listed (that is `crate::listed`).
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
-use crate::mcp::META_ALWAYS_LOAD;
+use crate::listed;
+pub use crate::mcp::mark_always_load;
 use crate::server::meta_tools;
 
-/// The tools a client is sent, in order: `search_tools`, `call_tool`, then each working-set tool
-/// present in `catalog`, in working-set order, then config `pins` not already in the working set.
-/// Working-set and pin names are upstream names (an `upstream__search_tools` is taken for the
-/// upstream's `search_tools`); a tool named like a meta-tool is listed under the name clients see
-/// (`meta_tools::exposed_name`).
+/// The tools a client is sent, in order: `search_tools`, `call_tool`, then the upstream tools
+/// `listed::entries` picks (working set, then pins), each under the name clients see.
 pub fn listed_tools(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<Value> {
     let mut out = meta_tools::definitions(catalog, config);
-    for (name, shown) in listed(catalog, working_set, config) {
-        if let Some(tool) = catalog.get(&name) {
+    for e in listed::entries(catalog, working_set, config) {
+        if let Some(tool) = catalog.get(&e.upstream) {
             let tool = present(tool, config.compact_descriptions);
-            out.push(match shown {
-                Some(alias) => meta_tools::renamed(tool, alias),
-                None => tool,
+            out.push(if e.renamed() {
+                meta_tools::renamed(tool, e.shown)
+            } else {
+                tool
             });
         }
     }
@@ -32,32 +31,9 @@ pub fn listed_tools(catalog: &Catalog, working_set: &[String], config: &Config) 
 }
 
 /// The upstream tools that are listed (no meta-tools), in listing order, by the names clients
-/// see.
+/// see (`listed::names`).
 pub fn listed_names(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<String> {
-    listed(catalog, working_set, config)
-        .into_iter()
-        .map(|(name, shown)| shown.unwrap_or(name))
-        .collect()
-}
-
-/// The listed upstream names, each with the other name clients see it by, if any.
-fn listed(
-    catalog: &Catalog,
-    working_set: &[String],
-    config: &Config,
-) -> Vec<(String, Option<String>)> {
-    let mut seen = HashSet::new();
-    working_set
-        .iter()
-        .chain(config.pins.iter())
-        .map(|n| meta_tools::upstream_name(catalog, n))
-        .filter(|n| catalog.contains(n))
-        .filter(|n| seen.insert(*n))
-        .filter_map(|n| match meta_tools::exposed_name(catalog, n)? {
-            Cow::Borrowed(_) => Some((n.to_string(), None)),
-            Cow::Owned(alias) => Some((n.to_string(), Some(alias))),
-        })
-        .collect()
+    listed::names(catalog, working_set, config)
 }
 
 /// One upstream tool as listed: slimmed schema, optionally compact description, alwaysLoad.
@@ -79,19 +55,6 @@ pub fn present(tool: &Value, compact: bool) -> Value {
     }
     mark_always_load(obj);
     tool
-}
-
-/// Sets `_meta["anthropic/alwaysLoad"] = true`, keeping any other `_meta` keys.
-pub fn mark_always_load(tool: &mut Map<String, Value>) {
-    let meta = tool
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !meta.is_object() {
-        *meta = Value::Object(Map::new());
-    }
-    if let Some(m) = meta.as_object_mut() {
-        m.insert(META_ALWAYS_LOAD.into(), Value::Bool(true));
-    }
 }
 
 /// The description up to its first blank line, trimmed.

@@ -1,13 +1,26 @@
 //! The SQL the running proxy reads: the working set in listing order, and SQLite's
-//! `data_version` so that a watcher notices another process's commit without re-reading tables.
+//! `data_version` so that a watcher notices another process's commit without re-reading tables;
+//! and the same working set read-only, for the one-shot commands (`listed::stored_working_set`).
 
-use rusqlite::Connection;
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
 
 /// The `working_set` table's tool names ordered by position (then name, for equal positions).
 pub fn working_set(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare_cached("SELECT tool FROM working_set ORDER BY position, tool")?;
     let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
     rows.collect()
+}
+
+/// `working_set` from the database at `path`, opened read-only (never created nor migrated).
+pub fn read_working_set(path: &Path) -> rusqlite::Result<Vec<String>> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    working_set(&conn)
 }
 
 /// `PRAGMA data_version`: changes when another connection commits to the database.

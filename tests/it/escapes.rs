@@ -103,8 +103,14 @@ fn seeded(dir: &Path) {
             rusqlite::params![ts, EVIL_CLIENT],
         )
         .unwrap();
+    // The hostile name is left out of every catalog a command uses (clients would reject it);
+    // the hostile description stays, on a tool with a valid name.
     let catalog = json!({"tools": [{
         "name": EVIL_TOOL,
+        "description": "finds evil things",
+        "inputSchema": {"type": "object"},
+    }, {
+        "name": "evil_finder",
         "description": "finds evil \u{1b}]0;title\u{7} things \u{202e}reversed",
         "inputSchema": {"type": "object"},
     }]});
@@ -163,7 +169,8 @@ fn report_promote_and_search_show_control_characters_escaped() {
         .unwrap();
     assert_clean("mws search", &search);
     let text = String::from_utf8_lossy(&search.stdout);
-    assert!(text.contains(EVIL_TOOL_SHOWN), "mws search:\n{text}");
+    assert!(text.contains("evil_finder"), "mws search:\n{text}");
+    assert!(!text.contains(EVIL_TOOL_SHOWN), "mws search:\n{text}");
     assert!(
         text.contains("finds evil \\x1b]0;title\\x07 things \\u{202e}reversed"),
         "mws search:\n{text}"

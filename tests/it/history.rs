@@ -217,10 +217,17 @@ fn promote_end_to_end() {
     for (n, (tool, session, days, ok)) in calls.iter().enumerate() {
         insert_call(store.conn(), &call(n, tool, session, *days, *ok)).unwrap();
     }
-    let catalog = json!({"tools": [
-        {"name": "mail_send"}, {"name": "mail_list"}, {"name": "one_session"},
-        {"name": "failing"}, {"name": "drive_get"},
-    ]});
+    let tools: Vec<Value> = [
+        "mail_send",
+        "mail_list",
+        "one_session",
+        "failing",
+        "drive_get",
+    ]
+    .into_iter()
+    .map(|name| json!({"name": name, "inputSchema": {"type": "object"}}))
+    .collect();
+    let catalog = json!({ "tools": tools });
     std::fs::write(state.join("catalog.json"), catalog.to_string()).unwrap();
 
     let dry = promote(d, &["--dry-run", "--json"]);

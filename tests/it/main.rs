@@ -14,6 +14,7 @@ mod server;
 mod history;
 mod history_writers;
 mod ingest;
+mod listed;
 mod matrix;
 mod relay;
 mod search;

@@ -1,0 +1,168 @@
+//! What is listed: the one rule for which upstream tools a client sees beside the meta-tools, and
+//! where the working set it starts from is kept (the store's `working_set` table; `mws promote`
+//! writes it, `working-set.json` is only an export of it). `mws serve` (through
+//! `server::listing`), `mws report`, `mws search` and `mws doctor` all ask here. The rule is pure;
+//! `stored_working_set` reads the database and must not create, migrate or write it.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use crate::catalog::Catalog;
+use crate::config::Config;
+use crate::server::meta_tools;
+use crate::store::{self, StoreError};
+
+/// One listed upstream tool.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The upstream's own name: what the catalog holds, what a call is sent and logged under.
+    pub upstream: String,
+    /// The name clients see (`upstream__search_tools` for an upstream `search_tools`).
+    pub shown: String,
+}
+
+impl Entry {
+    /// Whether clients see the tool under another name than the upstream's.
+    pub fn renamed(&self) -> bool {
+        self.upstream != self.shown
+    }
+}
+
+/// The listed upstream tools in listing order: each working-set tool present in `catalog`, in
+/// working-set order, then config `pins` not already listed. Working-set and pin names are
+/// upstream names, or the names clients see (an `upstream__search_tools` is taken for the
+/// upstream's `search_tools`); a meta-named tool that cannot be shown (the upstream also has its
+/// `upstream__` name) is left out.
+pub fn entries(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<Entry> {
+    let mut seen = HashSet::new();
+    working_set
+        .iter()
+        .chain(config.pins.iter())
+        .map(|n| meta_tools::upstream_name(catalog, n))
+        .filter(|n| catalog.contains(n))
+        .filter(|n| seen.insert(*n))
+        .filter_map(|n| {
+            let shown = match meta_tools::exposed_name(catalog, n)? {
+                Cow::Borrowed(b) => b.to_string(),
+                Cow::Owned(alias) => alias,
+            };
+            Some(Entry {
+                upstream: n.to_string(),
+                shown,
+            })
+        })
+        .collect()
+}
+
+/// The listed upstream tools (no meta-tools) in listing order, by the names clients see.
+pub fn names(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<String> {
+    entries(catalog, working_set, config)
+        .into_iter()
+        .map(|e| e.shown)
+        .collect()
+}
+
+/// The working set as `mws promote` last wrote it: the `working_set` table of `stateDir/state.db`
+/// in listing order, read-only. Empty when there is no database yet (nothing was promoted).
+pub fn stored_working_set(config: &Config) -> Result<Vec<String>, StoreError> {
+    let path = config.db_path();
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    store::serve::read_working_set(&path).map_err(|error| StoreError::Sqlite { path, error })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::store::Store;
+
+    fn catalog(names: &[&str]) -> Catalog {
+        Catalog::new(names.iter().map(|n| json!({"name": n})).collect())
+    }
+
+    fn check(catalog_names: &[&str], working_set: &[&str], pins: &[&str], want: &[&str]) {
+        let config = Config {
+            pins: pins.iter().map(|p| p.to_string()).collect(),
+            ..Config::default()
+        };
+        let ws: Vec<String> = working_set.iter().map(|w| w.to_string()).collect();
+        let got = names(&catalog(catalog_names), &ws, &config);
+        assert_eq!(
+            got, want,
+            "catalog {catalog_names:?}, set {working_set:?}, pins {pins:?}"
+        );
+    }
+
+    #[test]
+    fn the_rule_as_data() {
+        // Working-set order, then pins not yet listed; tools the upstream lacks are not listed.
+        check(
+            &["a", "b", "c"],
+            &["b", "gone", "a"],
+            &["c", "b"],
+            &["b", "a", "c"],
+        );
+        // No catalog: nothing but the meta-tools.
+        check(&[], &["a"], &["a"], &[]);
+        // An upstream `search_tools` is shown (and may be named) as `upstream__search_tools`.
+        check(
+            &["search_tools", "x"],
+            &["search_tools"],
+            &[],
+            &["upstream__search_tools"],
+        );
+        check(
+            &["call_tool"],
+            &["upstream__call_tool"],
+            &[],
+            &["upstream__call_tool"],
+        );
+        // The upstream also has that `upstream__` name: it keeps it; the meta-named one is hidden.
+        check(
+            &["search_tools", "upstream__search_tools"],
+            &["search_tools", "upstream__search_tools"],
+            &[],
+            &["upstream__search_tools"],
+        );
+    }
+
+    #[test]
+    fn entries_keep_the_upstream_name() {
+        let e = entries(
+            &catalog(&["search_tools", "a"]),
+            &["a".into(), "search_tools".into()],
+            &Config::default(),
+        );
+        assert!(!e[0].renamed());
+        assert_eq!(
+            (e[1].upstream.as_str(), e[1].renamed()),
+            ("search_tools", true)
+        );
+    }
+
+    #[test]
+    fn the_stored_working_set_is_the_table_and_nothing_is_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Config {
+            state_dir: dir.path().join("state"),
+            ..Config::default()
+        };
+        assert!(stored_working_set(&config).unwrap().is_empty());
+        assert!(
+            !config.db_path().exists(),
+            "a read must not create the database"
+        );
+        let store = Store::open(&config.db_path()).unwrap();
+        store
+            .conn()
+            .execute_batch(
+                "INSERT INTO working_set (tool, position, reason, since) VALUES
+                 ('second', 2, 'promoted', 't'), ('first', 1, 'pin', 't')",
+            )
+            .unwrap();
+        assert_eq!(stored_working_set(&config).unwrap(), ["first", "second"]);
+    }
+}
