@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
-use crate::mcp::META_ALWAYS_LOAD;
+use crate::mcp::mark_always_load;
 use crate::server::meta_tools;
 
 /// The tools a client is sent, in order: `search_tools`, `call_tool`, then each working-set tool
@@ -79,19 +79,6 @@ pub fn present(tool: &Value, compact: bool) -> Value {
     }
     mark_always_load(obj);
     tool
-}
-
-/// Sets `_meta["anthropic/alwaysLoad"] = true`, keeping any other `_meta` keys.
-pub fn mark_always_load(tool: &mut Map<String, Value>) {
-    let meta = tool
-        .entry("_meta")
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !meta.is_object() {
-        *meta = Value::Object(Map::new());
-    }
-    if let Some(m) = meta.as_object_mut() {
-        m.insert(META_ALWAYS_LOAD.into(), Value::Bool(true));
-    }
 }
 
 /// The description up to its first blank line, trimmed.

@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
 use crate::config::Config;
+use crate::mcp::mark_always_load;
 use crate::server::instructions::backends;
-use crate::server::listing::mark_always_load;
 
 pub const SEARCH_TOOLS: &str = "search_tools";
 pub const CALL_TOOL: &str = "call_tool";
