@@ -39,6 +39,18 @@ pub fn decide(
     stream: bool,
     session_level: Option<Level>,
 ) -> Way {
+    let relays_logs = logs::relays(proxy.config(), proxy.upstream().as_ref());
+    choose(msg, caller, stream, session_level, relays_logs)
+}
+
+/// `decide` once it knows whether mws relays log messages at all (`logs::relays`).
+fn choose(
+    msg: &Map<String, Value>,
+    caller: &mut Caller,
+    stream: bool,
+    session_level: Option<Level>,
+    relays_logs: bool,
+) -> Way {
     input::limit(caller, msg, stream);
     let token = progress::token(msg).filter(|_| stream);
     let level = match caller.era {
@@ -48,7 +60,7 @@ pub fn decide(
         }
         Era::Legacy => None,
     }
-    .filter(|_| stream && logs::relays(proxy.config(), proxy.upstream().as_ref()));
+    .filter(|_| stream && relays_logs);
     if caller.input.is_some() && (token.is_some() || level.is_some()) {
         return Way::Input(level);
     }
@@ -136,3 +148,7 @@ pub async fn over_lines(
         None => work.await,
     }
 }
+
+#[cfg(test)]
+#[path = "answer_tests.rs"]
+mod tests;

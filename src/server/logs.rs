@@ -6,7 +6,8 @@
 //! the client's level and catches the messages on that call's own upstream response stream, so a
 //! client only ever gets its own call's logs. Relayed only over an HTTP upstream that offers
 //! `logging` (a stdio child's messages carry nothing that ties them to a call); only then does mws
-//! advertise `logging`. Never stores or logs a message's content.
+//! advertise `logging`. `answer.rs` decides when a call is relayed; this takes the upstream and
+//! the call to run, never the `Proxy`. Never stores or logs a message's content.
 
 use std::future::Future;
 

@@ -2,7 +2,8 @@
 //! client that accepts SSE, is answered as an SSE stream holding the upstream's
 //! `notifications/progress` for that call, then the result. The token is swapped for one unique to
 //! this proxy on the way up and swapped back on the way down, so two clients that picked the same
-//! token each get only their own progress.
+//! token each get only their own progress. `answer.rs` decides when a call is relayed; this takes
+//! the upstream's notifications and the call to run, never the `Proxy`.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,7 +1,7 @@
 //! `mws serve --stdio`: one client over newline-delimited JSON-RPC on any `AsyncRead` +
-//! `AsyncWrite` (stdin/stdout in production, in-memory pipes in tests), through the same handler as
-//! HTTP. Requests run concurrently; replies are written whole, one per line. Must not print anything
-//! but protocol on the writer.
+//! `AsyncWrite` (stdin/stdout in production, in-memory pipes in tests), answered as HTTP is
+//! (`answer.rs`, `Proxy::handle`). Requests run concurrently; replies are written whole, one per
+//! line. Must not print anything but protocol on the writer.
 
 use std::sync::{Arc, Mutex};
 

@@ -2,7 +2,8 @@
 //! `subscriptions/listen` stream. Both send `notifications/tools/list_changed` when the working set
 //! or the upstream catalog changes, and `notifications/resources/updated` for the URIs the stream
 //! holds (a legacy session's subscriptions, a listen's `resourceSubscriptions`;
-//! `subscriptions.rs`), keep-alives while idle, and end on shutdown.
+//! `subscriptions.rs`), keep-alives while idle, and end on shutdown. Takes a working-set watch and
+//! the `Upstream`, never the `Proxy`.
 
 use std::sync::Arc;
 use std::time::Duration;

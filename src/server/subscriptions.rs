@@ -3,7 +3,7 @@
 //! names its URIs in `resourceSubscriptions`; either way the upstream is asked (refcounted, in
 //! `upstream::conn_subs`) and its `notifications/resources/updated` are routed back by
 //! `streams.rs` to the streams that hold the URI. Must not talk to the upstream except through
-//! `Upstream`.
+//! `Upstream`, and takes that, never the `Proxy`.
 
 use std::sync::Arc;
 
