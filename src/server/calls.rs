@@ -1,7 +1,7 @@
-//! What a `tools/call` needs besides the proxy's own methods (`proxy.rs`): the request `_meta`
-//! split into a `CallContext`, the client's call id, the session a stateless client's calls are
-//! logged under, the search index shared per catalog version, and the shapes of a meta-tool's
-//! answer. Must never log arguments, results or query text.
+//! What the proxy's methods (`proxy.rs`) use around a request: its `_meta` split into a
+//! `CallContext`, the client's call id keys, the session a stateless client's calls are logged
+//! under, the search index shared per catalog version, the shape of a meta-tool's answer. Must
+//! never log arguments, results or query text.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::catalog::Catalog;
 use crate::clock;
 use crate::config::Config;
-use crate::mcp::{self, Caller, Era, LEGACY_VERSIONS};
+use crate::mcp::{self, Caller, Era};
 use crate::search::{SearchIndex, SearchOptions};
 use crate::server::meta_tools;
 use crate::upstream::{CallContext, UpstreamError};
@@ -147,16 +147,6 @@ pub(crate) fn input_fields(params: &Value) -> Map<String, Value> {
         .into_iter()
         .filter_map(|k| Some((k.to_string(), params.get(k)?.clone())))
         .collect()
-}
-
-/// The version an `initialize` answer names: the client's when we speak it, else our newest legacy
-/// one (initialize always selects legacy semantics: docs/protocol.md, Eras).
-pub fn negotiate_legacy(requested: &str) -> &'static str {
-    LEGACY_VERSIONS
-        .iter()
-        .find(|v| **v == requested)
-        .copied()
-        .unwrap_or(LEGACY_VERSIONS[0])
 }
 
 /// Splits a request's `params` into what goes upstream and the context: the `_meta` minus the

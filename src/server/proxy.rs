@@ -19,10 +19,11 @@ use crate::config::Config;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
-    CLIENT_CALL_ID_KEYS, IndexCache, StatelessSessions, asks_input, input_fields, negotiate_legacy,
-    split_meta, text_result, warn_shadowed,
+    CLIENT_CALL_ID_KEYS, IndexCache, StatelessSessions, asks_input, input_fields, split_meta,
+    text_result, warn_shadowed,
 };
 use crate::server::instructions::{self, Facts};
+use crate::server::legacy::negotiate_legacy;
 use crate::server::listing::{listed_names, listed_tools};
 use crate::server::meta_tools::{self, CALL_TOOL, Resolved, SEARCH_TOOLS};
 use crate::server::working_set::WorkingSet;

@@ -12,8 +12,7 @@ use serde_json::{Map, Value};
 use super::{AppState, Request, SESSION_HEADER, error_reply, header_str, json_reply};
 use crate::mcp::{self, Caller, Era, LEGACY_VERSIONS, code, json_len};
 use crate::server::answer::{self, Http};
-use crate::server::calls::negotiate_legacy;
-use crate::server::legacy::{MAX_SESSION_CAPABILITIES_BYTES, cap_client_name};
+use crate::server::legacy::{MAX_SESSION_CAPABILITIES_BYTES, cap_client_name, negotiate_legacy};
 use crate::server::{input, logs, modern, subscriptions};
 
 pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_>) -> Response {
