@@ -4,10 +4,9 @@
 
 use serde_json::{Value, json};
 
-use super::protocol::RpcError;
 use super::state::State;
 use super::tools::{self, Args};
-use crate::mcp::code;
+use crate::mcp::{RpcError, code};
 
 /// 2025-era "resource not found" (2026-07-28 uses -32602 instead).
 const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;

@@ -10,7 +10,7 @@ use super::state::State;
 use super::tools::{self, ToolError};
 use crate::mcp::{
     LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO,
-    MODERN_VERSION, code,
+    MODERN_VERSION, RpcError, code,
 };
 
 /// Tools per `tools/list` page. Raising it means fewer round trips; lowering it exercises the
@@ -31,24 +31,6 @@ pub struct Server {
     tools: Vec<Value>,
     /// Set by `initialize`: the negotiated legacy version.
     legacy_version: Option<String>,
-}
-
-/// A JSON-RPC error before it is wrapped with the request id.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RpcError {
-    pub code: i64,
-    pub message: String,
-    pub data: Option<Value>,
-}
-
-impl RpcError {
-    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
-        RpcError {
-            code,
-            message: message.into(),
-            data: None,
-        }
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

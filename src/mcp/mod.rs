@@ -2,6 +2,8 @@
 //! codes and message builders. Messages stay `serde_json::Value` so that bytes pass through
 //! faithfully; this module only names things. Must not do I/O.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
 /// The stateless revision.
@@ -71,6 +73,60 @@ impl Era {
             Era::Legacy => "2025 (session)",
         }
     }
+}
+
+/// A JSON-RPC error before it is wrapped with the request id (`error_response` wraps it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    /// The JSON-RPC error response to request `id`.
+    pub fn response(self, id: &Value) -> Value {
+        error_response(id, self.code, &self.message, self.data)
+    }
+}
+
+/// Who sent a message to mws, as the transport knows it.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub era: Era,
+    /// Client name (`_meta` clientInfo, `initialize` clientInfo, else User-Agent).
+    pub client: Option<String>,
+    /// The proxy session (legacy `Mcp-Session-Id`, one `--stdio` connection); `None` for stateless
+    /// clients, whose session is their name plus an idle gap (`server::STATELESS_SESSION_GAP`).
+    pub session: Option<String>,
+    /// A legacy session client's `sampling`/`elicitation`/`roots` capabilities, set only on a
+    /// request whose input requests mws can relay to it (`server/input.rs`); told to the upstream.
+    pub input: Option<Arc<Value>>,
+}
+
+/// The length of `v` as JSON text, without building the text.
+pub fn json_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
 }
 
 /// A JSON-RPC success response.

@@ -7,6 +7,8 @@ use std::borrow::Cow;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value, json};
 
+pub use crate::mcp::json_len;
+
 /// Results that carry their full `inputSchema` (and a `call_tool` template). Raising it makes
 /// replies bigger and lets the budget trim sooner.
 pub const SCHEMA_RESULTS: usize = 3;
@@ -241,23 +243,6 @@ fn total(
 ) -> usize {
     let frame = json_len(&wrap(mode, extra, Vec::new(), more, hint));
     frame + texts.iter().map(String::len).sum::<usize>() + texts.len().saturating_sub(1)
-}
-
-/// Serialised length of a value, without allocating the text.
-pub fn json_len(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 += b.len();
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut c = Count(0);
-    let _ = serde_json::to_writer(&mut c, v);
-    c.0
 }
 
 #[cfg(test)]

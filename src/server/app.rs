@@ -18,12 +18,12 @@ use serde_json::{Map, Value};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::mcp::{self, Era, check, code};
+use crate::mcp::{self, Caller, Era, check, code};
+use crate::server::answer::{self, Http};
 use crate::server::guards::{self, MAX_BODY_BYTES};
-use crate::server::handler::{Caller, Proxy};
 use crate::server::legacy::Sessions;
 use crate::server::modern::{self, McpHeaders};
-use crate::server::{input, logs, progress, sse, streams, subscriptions};
+use crate::server::{Proxy, input, progress, sse, streams, subscriptions};
 
 mod conn;
 mod legacy_post;
@@ -41,7 +41,8 @@ pub const SESSION_HEADER: &str = "mcp-session-id";
 struct Request<'a> {
     headers: &'a HeaderMap,
     id: Value,
-    accept: Option<&'a str>,
+    /// The client accepts an SSE reply (`progress::accepts_sse`).
+    accepts_sse: bool,
     sse_reply: bool,
     user_agent: Option<String>,
     version_header: Option<&'a str>,
@@ -233,6 +234,7 @@ async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>)
     let id = msg.get("id").cloned().unwrap_or(Value::Null);
     let accept = header_str(&headers, "accept");
     let sse_reply = sse::prefers_sse(accept);
+    let accepts_sse = progress::accepts_sse(accept);
     let user_agent = header_str(&headers, "user-agent").map(String::from);
     let version_header = header_str(&headers, "mcp-protocol-version");
 
@@ -264,29 +266,24 @@ async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>)
         }
         if msg.get("method").and_then(Value::as_str) == Some("subscriptions/listen") {
             let filter = msg.get("params").and_then(|p| p.get("notifications"));
-            let relays = subscriptions::relays(&st.proxy).then(|| st.proxy.upstream());
+            let up = st.proxy.upstream();
+            let relays = subscriptions::relays(up.as_ref()).then_some(up);
             let shape = streams::listen_shape(&id, filter, relays);
             let notify = shape.tools;
-            return streams::stream(&st.proxy, shape, st.shutdown.clone(), notify);
+            let ws = st.proxy.working_set_changes();
+            return streams::stream(ws, up.as_ref(), shape, st.shutdown.clone(), notify);
         }
-        let caller = Caller {
+        let mut caller = Caller {
             era: Era::Modern,
             client: env.client.or(user_agent),
             session: None,
             input: None,
         };
-        if let Some(level) = logs::requested(&msg)
-            .filter(|_| progress::accepts_sse(accept) && logs::relays(&st.proxy))
-        {
-            let t = progress::token(&msg);
-            return logs::stream(st.proxy.clone(), msg, caller, level, t);
-        }
-        if let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept)) {
-            return progress::stream(st.proxy.clone(), msg, caller, t);
-        }
-        return match st.proxy.handle(msg, &caller).await {
-            None => StatusCode::ACCEPTED.into_response(),
-            Some(resp) => {
+        let way = answer::decide(&st.proxy, &msg, &mut caller, accepts_sse, None);
+        return match answer::over_http(&st.proxy, &st.inputs, msg, caller, way).await {
+            Http::Stream(resp) => resp,
+            Http::Plain(None) => StatusCode::ACCEPTED.into_response(),
+            Http::Plain(Some(resp)) => {
                 let status = match resp.pointer("/error/code").and_then(Value::as_i64) {
                     Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
                     // The spec's HTTP status for an upstream's MissingRequiredClientCapability.
@@ -301,7 +298,7 @@ async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>)
     let req = Request {
         headers: &headers,
         id,
-        accept,
+        accepts_sse,
         sse_reply,
         user_agent,
         version_header,
@@ -344,7 +341,8 @@ async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     };
     let wants = subscriptions::session_wants(st.sessions.clone(), sid);
     let shape = streams::get_shape(wants, ended);
-    streams::stream(&st.proxy, shape, st.shutdown.clone(), true)
+    let (ws, up) = (st.proxy.working_set_changes(), st.proxy.upstream());
+    streams::stream(ws, up.as_ref(), shape, st.shutdown.clone(), true)
 }
 
 /// DELETE: ends a legacy session (and with it its GET stream).

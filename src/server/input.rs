@@ -18,8 +18,8 @@ use axum::response::Response;
 use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::mcp::{self, code};
-use crate::server::{Caller, Proxy, logs, progress, sse};
+use crate::mcp::{self, Caller, RpcError, code};
+use crate::server::{Proxy, logs, progress, sse};
 use crate::upstream::related::Level;
 
 /// Rounds of input one call may ask for before mws gives up on it. Raising it lets an upstream
@@ -51,16 +51,14 @@ pub fn capabilities(initialize_params: Option<&Value>) -> Option<Arc<Value>> {
 }
 
 /// Keeps `caller.input` (the session's relayable capabilities) only for a request whose answer
-/// this relay can carry: one that may ask for input, from a client that accepts an SSE reply.
-pub fn limit(caller: &mut Caller, msg: &Map<String, Value>, accept: Option<&str>) {
+/// this relay can carry: one that may ask for input, from a client that accepts an SSE reply
+/// (`stream`).
+pub fn limit(caller: &mut Caller, msg: &Map<String, Value>, stream: bool) {
     if caller.input.is_none() {
         return;
     }
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-    if !ASKING_METHODS.contains(&method)
-        || !progress::accepts_sse(accept)
-        || !msg.contains_key("id")
-    {
+    if !ASKING_METHODS.contains(&method) || !stream || !msg.contains_key("id") {
         caller.input = None;
     }
 }
@@ -250,7 +248,8 @@ async fn with_progress(
         n["params"]["progressToken"] = client_token.clone();
         let _ = out.send(sse::event(&n));
     };
-    progress::handle_relaying(proxy, &msg, caller, &ours, relay)
+    let notes = proxy.upstream().notifications();
+    progress::relaying(notes, proxy.handle(msg.clone(), caller), &ours, relay)
         .await
         .unwrap_or(Value::Null)
 }
@@ -263,8 +262,7 @@ async fn ask(
     result: &Value,
     budget: Duration,
     out: &mpsc::UnboundedSender<String>,
-) -> Result<Map<String, Value>, crate::server::handler::RpcError> {
-    use crate::server::handler::RpcError;
+) -> Result<Map<String, Value>, RpcError> {
     let requests = result
         .get("inputRequests")
         .and_then(Value::as_object)

@@ -60,7 +60,11 @@ fn input_is_kept_only_where_it_can_be_relayed() {
             session: Some("s".into()),
             input: caps.clone(),
         };
-        limit(&mut caller, &obj(msg.clone()), accept);
+        limit(
+            &mut caller,
+            &obj(msg.clone()),
+            progress::accepts_sse(accept),
+        );
         assert_eq!(caller.input.is_some(), relayed, "{msg} {accept:?}");
     }
 }

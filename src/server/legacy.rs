@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+use crate::mcp::LEGACY_VERSIONS;
 use crate::upstream::related::Level;
 
 /// Most sessions at once. Past it the least recently used idle session is dropped, and when every
@@ -244,6 +245,16 @@ pub fn new_session_id() -> String {
         }
     }
     buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The version an `initialize` answer names: the client's when we speak it, else our newest legacy
+/// one (initialize always selects legacy semantics: docs/protocol.md, Eras).
+pub fn negotiate_legacy(requested: &str) -> &'static str {
+    LEGACY_VERSIONS
+        .iter()
+        .find(|v| **v == requested)
+        .copied()
+        .unwrap_or(LEGACY_VERSIONS[0])
 }
 
 #[cfg(test)]

@@ -6,26 +6,26 @@
 //! the client's level and catches the messages on that call's own upstream response stream, so a
 //! client only ever gets its own call's logs. Relayed only over an HTTP upstream that offers
 //! `logging` (a stdio child's messages carry nothing that ties them to a call); only then does mws
-//! advertise `logging`. Never stores or logs a message's content.
+//! advertise `logging`. `answer.rs` decides when a call is relayed; this takes the upstream and
+//! the call to run, never the `Proxy`. Never stores or logs a message's content.
 
-use std::sync::Arc;
+use std::future::Future;
 
 use axum::response::Response;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::config;
-use crate::mcp::code;
-use crate::server::handler::RpcError;
-use crate::server::{Caller, Proxy, progress, sse};
+use crate::config::{self, Config};
+use crate::mcp::{RpcError, code};
+use crate::server::{progress, sse};
+use crate::upstream::Upstream;
 use crate::upstream::related::{self, Level, LogSink};
 
 /// Does this proxy relay log messages (and so advertise `logging`)? Yes over an HTTP upstream
 /// that offers `logging` itself.
-pub fn relays(proxy: &Proxy) -> bool {
-    matches!(proxy.config().upstream, config::Upstream::Http(_))
-        && proxy
-            .upstream()
+pub fn relays(config: &Config, upstream: &dyn Upstream) -> bool {
+    matches!(config.upstream, config::Upstream::Http(_))
+        && upstream
             .status()
             .capabilities
             .as_ref()
@@ -94,19 +94,23 @@ impl Sources {
     }
 }
 
-/// Handles `msg` (a `tools/call` whose client wants logs at `level`; `progress_token` when it also
-/// carries one) and streams its log messages and progress, then its answer.
-pub fn stream(
-    proxy: Arc<Proxy>,
+/// Runs `call` on `msg` (a `tools/call` whose client wants logs at `level`; `progress_token` when
+/// it also carries one) and streams its log messages and progress, then its answer.
+pub fn stream<F, Fut>(
+    upstream: &dyn Upstream,
     mut msg: Map<String, Value>,
-    caller: Caller,
     level: Level,
     progress_token: Option<Value>,
-) -> Response {
+    call: F,
+) -> Response
+where
+    F: FnOnce(Map<String, Value>) -> Fut + Send + 'static,
+    Fut: Future<Output = Option<Value>> + Send + 'static,
+{
     let progress = progress_token.map(|theirs| {
         let ours = progress::swap_token(&mut msg);
         // Subscribed before the call starts, so no early progress is missed.
-        (proxy.upstream().notifications(), ours, theirs)
+        (upstream.notifications(), ours, theirs)
     });
     let (sink, logs) = LogSink::new(level);
     // The call's progress comes in order with its logs when it arrives on the call's own stream;
@@ -117,7 +121,7 @@ pub fn stream(
     };
     let (tx, done) = tokio::sync::oneshot::channel::<Option<Value>>();
     tokio::spawn(async move {
-        let answer = related::scope(sink, proxy.handle(msg, &caller)).await;
+        let answer = related::scope(sink, call(msg)).await;
         let _ = tx.send(answer);
     });
     let sources = Sources { logs, progress };
@@ -145,11 +149,11 @@ pub fn stream(
     sse::response(body)
 }
 
-/// For `--stdio` and the input relay: runs `call` (one `tools/call`'s handling) with its log messages at `level`
-/// passed to `out` as they come, and returns its answer after them.
+/// For `--stdio` and the input relay: runs `call` (one `tools/call`'s handling) with its log
+/// messages at `level` passed to `out` as they come, and returns its answer after them.
 pub async fn relaying<F, T>(level: Level, call: F, out: impl Fn(Value)) -> T
 where
-    F: std::future::Future<Output = T>,
+    F: Future<Output = T>,
 {
     let (sink, mut logs) = LogSink::new(level);
     let call = related::scope(sink, call);

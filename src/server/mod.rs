@@ -2,12 +2,12 @@
 //! (Host, Origin, body size), the meta-tools and what a client sees. Must not talk to the upstream
 //! except through `upstream::Upstream`.
 
+pub mod answer;
 pub mod app;
 pub mod bridge;
 mod calls;
 pub mod fake_upstream;
 pub mod guards;
-pub mod handler;
 pub mod input;
 pub mod instructions;
 pub mod legacy;
@@ -16,6 +16,7 @@ pub mod logs;
 pub mod meta_tools;
 pub mod modern;
 pub mod progress;
+pub mod proxy;
 pub mod sse;
 pub mod stdio;
 pub mod streams;
@@ -23,4 +24,4 @@ pub mod subscriptions;
 pub mod working_set;
 
 pub use calls::{CLIENT_CALL_ID_KEYS, STATELESS_SESSION_GAP};
-pub use handler::{Caller, Proxy};
+pub use proxy::Proxy;

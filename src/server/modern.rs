@@ -6,10 +6,9 @@ use base64::Engine;
 use serde_json::{Map, Value, json};
 
 use crate::mcp::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_VERSION, RpcError,
     SUPPORTED_VERSIONS, code,
 };
-use crate::server::handler::RpcError;
 
 /// The modern revisions we serve.
 pub const MODERN_VERSIONS: &[&str] = &[MODERN_VERSION];

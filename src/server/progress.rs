@@ -2,15 +2,18 @@
 //! client that accepts SSE, is answered as an SSE stream holding the upstream's
 //! `notifications/progress` for that call, then the result. The token is swapped for one unique to
 //! this proxy on the way up and swapped back on the way down, so two clients that picked the same
-//! token each get only their own progress.
+//! token each get only their own progress. `answer.rs` decides when a call is relayed; this takes
+//! the upstream's notifications and the call to run, never the `Proxy`.
 
-use std::sync::Arc;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::response::Response;
 use serde_json::{Map, Value};
+use tokio::sync::broadcast;
 
-use crate::server::{Caller, Proxy, sse};
+use crate::server::sse;
+use crate::upstream::Upstream;
 
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);
 
@@ -31,19 +34,24 @@ pub fn accepts_sse(accept: Option<&str>) -> bool {
     accept.is_some_and(|a| a.to_ascii_lowercase().contains(sse::CONTENT_TYPE))
 }
 
-/// Handles `msg` (a `tools/call` carrying `client_token`) and streams its progress, then its answer.
-pub fn stream(
-    proxy: Arc<Proxy>,
+/// Runs `call` on `msg` (a `tools/call` carrying `client_token`) and streams its progress, then
+/// its answer.
+pub fn stream<F, Fut>(
+    upstream: &dyn Upstream,
     mut msg: Map<String, Value>,
-    caller: Caller,
     client_token: Value,
-) -> Response {
+    call: F,
+) -> Response
+where
+    F: FnOnce(Map<String, Value>) -> Fut + Send + 'static,
+    Fut: Future<Output = Option<Value>> + Send + 'static,
+{
     let ours = swap_token(&mut msg);
     // Subscribed before the call starts, so no early progress is missed.
-    let notes = proxy.upstream().notifications();
+    let notes = upstream.notifications();
     let (tx, done) = tokio::sync::oneshot::channel::<Option<Value>>();
     tokio::spawn(async move {
-        let _ = tx.send(proxy.handle(msg, &caller).await);
+        let _ = tx.send(call(msg).await);
     });
     let body = futures_util::stream::unfold((notes, Some(done)), move |(mut notes, done)| {
         let (ours, client_token) = (ours.clone(), client_token.clone());
@@ -79,19 +87,17 @@ pub fn stream(
     sse::response(body)
 }
 
-/// Handles `msg` (a `tools/call` carrying `token`), passing each upstream progress notification
-/// for `token` to `out` as it comes, and returns the answer after them (for `--stdio`, whose one
-/// client's tokens are forwarded as it sent them).
-pub async fn handle_relaying(
-    proxy: &Proxy,
-    msg: &Map<String, Value>,
-    caller: &Caller,
+/// Runs `call` (a `tools/call` sent with progress token `token`), passing each upstream progress
+/// notification for `token` on `notes` (subscribed before the call starts) to `out` as it comes,
+/// and returns the answer after them (for `--stdio`, whose one client's tokens are forwarded as it
+/// sent them, and the input relay).
+pub async fn relaying<T>(
+    mut notes: broadcast::Receiver<Value>,
+    call: impl Future<Output = T>,
     token: &Value,
     out: impl Fn(Value),
-) -> Option<Value> {
+) -> T {
     use tokio::sync::broadcast::error::RecvError;
-    let mut notes = proxy.upstream().notifications();
-    let call = proxy.handle(msg.clone(), caller);
     tokio::pin!(call);
     loop {
         tokio::select! {

@@ -1,7 +1,7 @@
 //! `mws serve --stdio`: one client over newline-delimited JSON-RPC on any `AsyncRead` +
-//! `AsyncWrite` (stdin/stdout in production, in-memory pipes in tests), through the same handler as
-//! HTTP. Requests run concurrently; replies are written whole, one per line. Must not print anything
-//! but protocol on the writer.
+//! `AsyncWrite` (stdin/stdout in production, in-memory pipes in tests), answered as HTTP is
+//! (`answer.rs`, `Proxy::handle`). Requests run concurrently; replies are written whole, one per
+//! line. Must not print anything but protocol on the writer.
 
 use std::sync::{Arc, Mutex};
 
@@ -10,11 +10,10 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 
-use crate::mcp::{self, Era, check, code};
-use crate::server::handler::{Caller, Proxy};
+use crate::mcp::{self, Caller, Era, check, code};
 use crate::server::legacy::Sessions;
 use crate::server::legacy::{cap_client_name, new_session_id};
-use crate::server::{logs, modern, subscriptions};
+use crate::server::{Proxy, answer, logs, modern, subscriptions};
 use crate::upstream::related::Level;
 
 /// Serves one client until the reader ends; in-flight requests finish and are answered first.
@@ -195,14 +194,8 @@ where
                 input: None,
             }
         };
-        let level = match caller.era {
-            Era::Modern => logs::requested(&msg),
-            Era::Legacy if msg.get("method").and_then(Value::as_str) == Some("tools/call") => {
-                *lock(&log_level)
-            }
-            Era::Legacy => None,
-        }
-        .filter(|_| logs::relays(&proxy));
+        let mut caller = caller;
+        let way = answer::decide(&proxy, &msg, &mut caller, true, *lock(&log_level));
         let proxy = proxy.clone();
         let tx = tx.clone();
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
@@ -211,27 +204,14 @@ where
         let (subs, sub_id) = (subs.clone(), sub_id.clone());
         tasks.spawn(async move {
             if subscribe && let Some(id) = msg.get("id") {
-                let resp = subscriptions::answer(&proxy, &subs, Some(&sub_id), id, &msg).await;
+                let up = proxy.upstream().as_ref();
+                let resp = subscriptions::answer(up, &subs, Some(&sub_id), id, &msg).await;
                 let _ = tx.send(resp);
                 return;
             }
-            // A call's progress (the client's own token) goes out before its answer.
-            let work = async {
-                match crate::server::progress::token(&msg) {
-                    Some(t) => {
-                        let out = |n: Value| drop(tx.send(n));
-                        crate::server::progress::handle_relaying(&proxy, &msg, &caller, &t, out)
-                            .await
-                    }
-                    None => proxy.handle(msg.clone(), &caller).await,
-                }
-            };
-            // So do its log messages, when the client asked for them.
-            let resp = match level {
-                Some(l) => logs::relaying(l, work, |n| drop(tx.send(n))).await,
-                None => work.await,
-            };
-            if let Some(resp) = resp {
+            // A call's progress and log messages go out before its answer.
+            let out = |n: Value| drop(tx.send(n));
+            if let Some(resp) = answer::over_lines(&proxy, msg, &caller, way, out).await {
                 let _ = tx.send(resp);
             }
         });

@@ -2,7 +2,8 @@
 //! `subscriptions/listen` stream. Both send `notifications/tools/list_changed` when the working set
 //! or the upstream catalog changes, and `notifications/resources/updated` for the URIs the stream
 //! holds (a legacy session's subscriptions, a listen's `resourceSubscriptions`;
-//! `subscriptions.rs`), keep-alives while idle, and end on shutdown.
+//! `subscriptions.rs`), keep-alives while idle, and end on shutdown. Takes a working-set watch and
+//! the `Upstream`, never the `Proxy`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,20 +14,14 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
 use crate::mcp;
-use crate::server::handler::Proxy;
 use crate::server::sse;
-use crate::server::subscriptions::{self, Held};
+use crate::server::subscriptions::{self, Held, META_SUBSCRIPTION_ID, Wants};
+use crate::server::working_set::WorkingSet;
 use crate::upstream::Upstream;
-
-/// Which resource URIs a stream delivers updates for.
-pub type Wants = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// How often an idle stream sends a keep-alive comment. Raising it lets idle connections be cut
 /// sooner by intermediaries; lowering it costs a few bytes more often.
 pub const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
-
-/// `_meta` key tagging each message of a `subscriptions/listen` stream.
-pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// The events of a stream, first to last.
 pub struct Shape {
@@ -118,7 +113,7 @@ pub fn get_shape(wants: Wants, ended: watch::Receiver<()>) -> Shape {
 
 /// Where a stream is between events.
 struct State {
-    ws: watch::Receiver<crate::server::working_set::WorkingSet>,
+    ws: watch::Receiver<WorkingSet>,
     cat: watch::Receiver<u64>,
     cat_alive: bool,
     notes: Option<broadcast::Receiver<Value>>,
@@ -160,16 +155,17 @@ async fn session_end(ended: &mut Option<watch::Receiver<()>>) {
     }
 }
 
-/// `listen` streams with no tools filter send no list_changed, only keep-alives (and the updates
-/// of the resources they hold).
+/// Streams `shape`: list_changed when `ws` (the working set) or the upstream's catalog changes,
+/// resource updates, keep-alives, until `shutdown`. `listen` streams with no tools filter send no
+/// list_changed, only keep-alives (and the updates of the resources they hold).
 pub fn stream(
-    proxy: &Arc<Proxy>,
+    mut ws: watch::Receiver<WorkingSet>,
+    upstream: &dyn Upstream,
     shape: Shape,
     shutdown: watch::Receiver<bool>,
     notify: bool,
 ) -> Response {
-    let mut ws = proxy.working_set_changes();
-    let mut cat = proxy.upstream().changes();
+    let mut cat = upstream.changes();
     ws.borrow_and_update();
     cat.borrow_and_update();
     let changed = match &shape.subscription {
@@ -187,7 +183,7 @@ pub fn stream(
         ws,
         cat,
         cat_alive: true,
-        notes: wants.as_ref().map(|_| proxy.upstream().notifications()),
+        notes: wants.as_ref().map(|_| upstream.notifications()),
         stop: shutdown,
         done: false,
         ended: shape.ended,

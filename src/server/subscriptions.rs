@@ -3,25 +3,29 @@
 //! names its URIs in `resourceSubscriptions`; either way the upstream is asked (refcounted, in
 //! `upstream::conn_subs`) and its `notifications/resources/updated` are routed back by
 //! `streams.rs` to the streams that hold the URI. Must not talk to the upstream except through
-//! `Upstream`.
+//! `Upstream`, and takes that, never the `Proxy`.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::mcp::{self, code};
-use crate::server::handler::{Proxy, RpcError};
+use crate::mcp::{self, RpcError, code};
 use crate::server::legacy::Sessions;
 use crate::upstream::Upstream;
 
 pub const UPDATED: &str = "notifications/resources/updated";
 
+/// `_meta` key tagging each message of a `subscriptions/listen` stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Which resource URIs a stream delivers updates for.
+pub type Wants = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// Can mws deliver resource updates to its clients? When the upstream reports them
 /// (`resources.subscribe`): a legacy upstream after `resources/subscribe`, a 2026-07-28 one on
 /// the `subscriptions/listen` mws opens (an HTTP stream, or a request on a stdio child's stdin).
-pub fn relays(proxy: &Proxy) -> bool {
-    proxy
-        .upstream()
+pub fn relays(upstream: &dyn Upstream) -> bool {
+    upstream
         .status()
         .capabilities
         .as_ref()
@@ -43,7 +47,7 @@ pub fn uri(method: &str, params: Option<&Value>) -> Result<String, RpcError> {
 
 /// A legacy client's `resources/subscribe` (`on`) or `resources/unsubscribe` in session `sid`.
 pub async fn legacy(
-    proxy: &Proxy,
+    upstream: &dyn Upstream,
     sessions: &Sessions,
     sid: Option<&str>,
     method: &str,
@@ -51,7 +55,7 @@ pub async fn legacy(
 ) -> Result<Value, RpcError> {
     let on = method == "resources/subscribe";
     let uri = uri(method, params)?;
-    if !relays(proxy) {
+    if !relays(upstream) {
         return Err(RpcError {
             code: code::METHOD_NOT_FOUND,
             message: format!("{method}: the upstream does not report resource updates"),
@@ -69,7 +73,7 @@ pub async fn legacy(
     let Some(changed) = sessions.subscribe(sid, &uri, on) else {
         return Err(RpcError::new(-32001, "Session not found"));
     };
-    if changed && let Err(e) = proxy.upstream().resource_subscription(&uri, on).await {
+    if changed && let Err(e) = upstream.resource_subscription(&uri, on).await {
         if on {
             sessions.subscribe(sid, &uri, false);
             return Err(e.into());
@@ -89,21 +93,21 @@ pub fn is_request(msg: &Map<String, Value>) -> bool {
 }
 
 /// The URIs legacy session `sid` is subscribed to, looked up as each update arrives.
-pub fn session_wants(sessions: Arc<Sessions>, sid: &str) -> crate::server::streams::Wants {
+pub fn session_wants(sessions: Arc<Sessions>, sid: &str) -> Wants {
     let sid = sid.to_string();
     Arc::new(move |uri: &str| sessions.is_subscribed(&sid, uri))
 }
 
 /// `legacy` as the JSON-RPC response to request `id`.
 pub async fn answer(
-    proxy: &Proxy,
+    upstream: &dyn Upstream,
     sessions: &Sessions,
     sid: Option<&str>,
     id: &Value,
     msg: &Map<String, Value>,
 ) -> Value {
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
-    match legacy(proxy, sessions, sid, method, msg.get("params")).await {
+    match legacy(upstream, sessions, sid, method, msg.get("params")).await {
         Ok(r) => mcp::response(id, r),
         Err(e) => mcp::error_response(id, e.code, &e.message, e.data),
     }
@@ -173,10 +177,7 @@ pub fn updated_for(
     }
     params.remove("_meta");
     if let Some(id) = tag {
-        params.insert(
-            "_meta".into(),
-            json!({ crate::server::streams::META_SUBSCRIPTION_ID: id }),
-        );
+        params.insert("_meta".into(), json!({ META_SUBSCRIPTION_ID: id }));
     }
     Some(mcp::notification(UPDATED, Some(Value::Object(params))))
 }

@@ -10,16 +10,16 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 
 use super::{AppState, Request, SESSION_HEADER, error_reply, header_str, json_reply};
-use crate::mcp::{self, Era, LEGACY_VERSIONS, code};
-use crate::server::handler::{Caller, negotiate_legacy};
-use crate::server::legacy::{MAX_SESSION_CAPABILITIES_BYTES, cap_client_name};
-use crate::server::{input, logs, modern, progress, subscriptions};
+use crate::mcp::{self, Caller, Era, LEGACY_VERSIONS, code, json_len};
+use crate::server::answer::{self, Http};
+use crate::server::legacy::{MAX_SESSION_CAPABILITIES_BYTES, cap_client_name, negotiate_legacy};
+use crate::server::{input, logs, modern, subscriptions};
 
 pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_>) -> Response {
     let Request {
         headers,
         id,
-        accept,
+        accepts_sse,
         sse_reply,
         user_agent,
         version_header,
@@ -111,7 +111,8 @@ pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_
     }
     if subscriptions::is_request(&msg) {
         let sid = caller.session.as_deref();
-        let resp = subscriptions::answer(&st.proxy, &st.sessions, sid, &id, &msg).await;
+        let up = st.proxy.upstream().as_ref();
+        let resp = subscriptions::answer(up, &st.sessions, sid, &id, &msg).await;
         return json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref());
     }
     if method == "logging/setLevel" {
@@ -125,51 +126,12 @@ pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_
         }
     }
     let mut caller = caller;
-    input::limit(&mut caller, &msg, accept);
-    let log_level = log_level.filter(|_| {
-        method == "tools/call" && progress::accepts_sse(accept) && logs::relays(&st.proxy)
-    });
-    // A call that may be asked for input streams through the input relay, with its logs.
-    if caller.input.is_some() && (progress::token(&msg).is_some() || log_level.is_some()) {
-        let (p, i) = (st.proxy.clone(), st.inputs.clone());
-        return input::relay(p, i, msg, caller, None, log_level);
-    }
-    if let Some(level) = log_level {
-        let t = progress::token(&msg);
-        return logs::stream(st.proxy.clone(), msg, caller, level, t);
-    }
-    if new_session.is_none()
-        && let Some(t) = progress::token(&msg).filter(|_| progress::accepts_sse(accept))
-    {
-        return progress::stream(st.proxy.clone(), msg, caller, t);
-    }
-    // Kept only for a client that can be asked for input: the call may go on in the input relay.
-    let kept = caller.input.is_some().then(|| msg.clone());
-    let Some(resp) = st.proxy.handle(msg, &caller).await else {
-        return StatusCode::ACCEPTED.into_response();
-    };
-    if let Some(msg) = kept
-        && input::asks_input(&resp)
-    {
-        let (p, i) = (st.proxy.clone(), st.inputs.clone());
-        return input::relay(p, i, msg, caller, Some(resp), None);
-    }
-    json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref())
-}
-
-/// The length of `v` as JSON text, without building the text.
-fn json_len(v: &Value) -> usize {
-    struct Count(usize);
-    impl std::io::Write for Count {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0 += b.len();
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
+    let way = answer::decide(&st.proxy, &msg, &mut caller, accepts_sse, log_level);
+    match answer::over_http(&st.proxy, &st.inputs, msg, caller, way).await {
+        Http::Stream(resp) => resp,
+        Http::Plain(None) => StatusCode::ACCEPTED.into_response(),
+        Http::Plain(Some(resp)) => {
+            json_reply(StatusCode::OK, &resp, sse_reply, new_session.as_deref())
         }
     }
-    let mut c = Count(0);
-    let _ = serde_json::to_writer(&mut c, v);
-    c.0
 }

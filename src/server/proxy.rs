@@ -1,0 +1,408 @@
+//! The proxy: its shared state and every method a transport reaches through `Proxy::handle`, for
+//! HTTP (both eras) and `--stdio` alike: `initialize`, `server/discover`, `tools/list`,
+//! `tools/call` (the meta-tools, forwarding, and the call and search log, off the request path
+//! through `LogSink`, with the client's own call id and a session), and forwarding of every other
+//! method. Transports classify the era and validate headers first, and `answer.rs` picks how the
+//! answer travels; this only sees a JSON-RPC message and who sent it. Must not talk to the
+//! upstream except through `Upstream`, and must never log arguments, results or query text.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::{Map, Value, json};
+use tokio::sync::watch;
+
+use crate::call::{Call, Status};
+use crate::clock;
+use crate::config::Config;
+use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
+use crate::server::bridge::{self, server_info};
+use crate::server::calls::{
+    CLIENT_CALL_ID_KEYS, IndexCache, StatelessSessions, asks_input, input_fields, split_meta,
+    text_result, warn_shadowed,
+};
+use crate::server::instructions::{self, Facts};
+use crate::server::legacy::negotiate_legacy;
+use crate::server::listing::{listed_names, listed_tools};
+use crate::server::meta_tools::{self, CALL_TOOL, Resolved, SEARCH_TOOLS};
+use crate::server::working_set::WorkingSet;
+use crate::server::{logs, subscriptions};
+use crate::store::{LogSink, SearchRecord};
+use crate::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
+
+impl From<UpstreamError> for RpcError {
+    fn from(e: UpstreamError) -> RpcError {
+        match e {
+            UpstreamError::Rpc {
+                code,
+                message,
+                data,
+            } => RpcError {
+                code,
+                message,
+                data,
+            },
+            other => RpcError::new(code::INTERNAL_ERROR, other.to_string()),
+        }
+    }
+}
+
+/// The proxy's shared state: one per process, behind an `Arc`, used by every transport.
+pub struct Proxy {
+    pub(crate) upstream: Arc<dyn Upstream>,
+    pub(crate) config: Arc<Config>,
+    pub(crate) working_set: watch::Receiver<WorkingSet>,
+    pub(crate) log: Option<LogSink>,
+    pub(crate) index: IndexCache,
+    pub(crate) listing: Mutex<Option<(u64, WorkingSet, Arc<Value>)>>,
+    pub(crate) run_id: String,
+    pub(crate) seq: AtomicU64,
+    pub(crate) stateless: StatelessSessions,
+}
+
+impl Proxy {
+    /// `log` is `None` only in tests that do not look at the database.
+    pub fn new(
+        upstream: Arc<dyn Upstream>,
+        config: Config,
+        working_set: watch::Receiver<WorkingSet>,
+        log: Option<LogSink>,
+    ) -> Arc<Proxy> {
+        let start = crate::clock::now().unix_timestamp_nanos() / 1_000_000;
+        Arc::new(Proxy {
+            upstream,
+            config: Arc::new(config),
+            working_set,
+            log,
+            index: IndexCache::default(),
+            listing: Mutex::new(None),
+            run_id: format!("{start:x}-{:x}", std::process::id()),
+            seq: AtomicU64::new(0),
+            stateless: StatelessSessions::default(),
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Fires when the working set changes (transports turn it into `list_changed`).
+    pub fn working_set_changes(&self) -> watch::Receiver<WorkingSet> {
+        self.working_set.clone()
+    }
+
+    pub fn upstream(&self) -> &Arc<dyn Upstream> {
+        &self.upstream
+    }
+
+    /// Handles one JSON-RPC message (an object). Returns the response for a request, `None` for a
+    /// notification or a response the client posted. Takes the message, so a call's arguments
+    /// move on upstream instead of being copied.
+    pub async fn handle(&self, mut msg: Map<String, Value>, caller: &Caller) -> Option<Value> {
+        let params = msg.remove("params").unwrap_or_else(|| json!({}));
+        let id = msg.remove("id");
+        let Some(method) = msg.get("method").and_then(Value::as_str) else {
+            if msg.contains_key("result") || msg.contains_key("error") {
+                return None;
+            }
+            let id = id.unwrap_or(Value::Null);
+            return Some(mcp::error_response(
+                &id,
+                code::INVALID_REQUEST,
+                "invalid request: no method",
+                None,
+            ));
+        };
+        let Some(id) = id else {
+            // Notifications: nothing to answer. Cancellation cannot be mapped to the upstream's
+            // request ids, and the call it names simply runs to its end.
+            tracing::debug!("notification {method}");
+            return None;
+        };
+        let result = self.dispatch(method, params, caller).await;
+        Some(match result {
+            Ok(r) => mcp::response(&id, bridge::for_client(method, r, caller.era)),
+            Err(e) => mcp::error_response(&id, e.code, &e.message, e.data),
+        })
+    }
+
+    async fn dispatch(
+        &self,
+        method: &str,
+        params: Value,
+        caller: &Caller,
+    ) -> Result<Value, RpcError> {
+        match (method, caller.era) {
+            ("initialize", Era::Legacy) => Ok(self.initialize_result(&params).await),
+            ("server/discover", _) => Ok(self.discover_result().await),
+            ("ping" | "logging/setLevel", Era::Legacy) => Ok(json!({})),
+            ("initialize" | "ping" | "logging/setLevel" | "subscriptions/listen", Era::Modern) => {
+                Err(RpcError {
+                    code: code::METHOD_NOT_FOUND,
+                    message: "Method not found".into(),
+                    data: Some(json!(method)),
+                })
+            }
+            ("tools/list", _) => Ok(self.tools_list().await),
+            ("tools/call", _) => self.tools_call(params, caller).await,
+            _ => {
+                let (params, ctx) = split_meta(params, caller);
+                Ok(self.upstream.request(method, params, &ctx).await?)
+            }
+        }
+    }
+
+    /// The `tools/list` result: meta-tools plus the working set, cached per catalog version and
+    /// working set so that repeated lists cost a clone.
+    pub async fn tools_list(&self) -> Value {
+        let snap = self.upstream.catalog().await;
+        let ws = self.working_set.borrow().clone();
+        {
+            let cache = self.listing.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((v, w, r)) = cache.as_ref()
+                && *v == snap.version
+                && Arc::ptr_eq(w, &ws)
+            {
+                return (**r).clone();
+            }
+        }
+        warn_shadowed(&snap.catalog);
+        let result = json!({"tools": listed_tools(&snap.catalog, &ws, &self.config)});
+        *self.listing.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some((snap.version, ws, Arc::new(result.clone())));
+        result
+    }
+
+    pub async fn instructions(&self) -> String {
+        let snap = self.upstream.catalog().await;
+        let ws = self.working_set.borrow().clone();
+        let status = self.upstream.status();
+        instructions::instructions(&Facts {
+            catalog: &snap.catalog,
+            have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),
+            listed: listed_names(&snap.catalog, &ws, &self.config).len(),
+            hints: &self.config.backend_hints,
+            upstream_instructions: status.instructions.as_deref(),
+        })
+    }
+
+    fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        caps.insert("tools".into(), json!({"listChanged": true}));
+        let subscribe = subscriptions::relays(self.upstream.as_ref());
+        if let Some(Value::Object(up)) = self.upstream.status().capabilities {
+            for key in ["resources", "prompts", "completions"] {
+                if let Some(v) = up.get(key) {
+                    // list_changed from the upstream is not relayed; resource updates are when
+                    // mws can hear them (`subscriptions::relays`).
+                    let mut v = v.clone();
+                    if let Some(o) = v.as_object_mut() {
+                        if !subscribe {
+                            o.remove("subscribe");
+                        }
+                        o.remove("listChanged");
+                    }
+                    caps.insert(key.into(), v);
+                }
+            }
+        }
+        if logs::relays(&self.config, self.upstream.as_ref()) {
+            caps.insert("logging".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    async fn initialize_result(&self, params: &Value) -> Value {
+        let requested = params
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        // The instructions wait for the upstream (bounded by listMs), whose capabilities ours
+        // follow: ask them first.
+        let instructions = self.instructions().await;
+        json!({
+            "protocolVersion": negotiate_legacy(requested),
+            "capabilities": self.capabilities(),
+            "serverInfo": server_info(),
+            "instructions": instructions,
+        })
+    }
+
+    async fn discover_result(&self) -> Value {
+        let instructions = self.instructions().await;
+        json!({
+            "supportedVersions": SUPPORTED_VERSIONS,
+            "capabilities": self.capabilities(),
+            "instructions": instructions,
+        })
+    }
+
+    async fn tools_call(&self, params: Value, caller: &Caller) -> Result<Value, RpcError> {
+        let Some(name) = params.get("name").and_then(Value::as_str).map(String::from) else {
+            return Err(RpcError::new(
+                code::INVALID_PARAMS,
+                "tools/call needs a string 'name'",
+            ));
+        };
+        let (params, ctx) = split_meta(params, caller);
+        match name.as_str() {
+            SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
+            CALL_TOOL => {
+                let input = input_fields(&params);
+                self.call_tool(params.get("arguments"), input, ctx, caller)
+                    .await
+            }
+            _ if name.starts_with(meta_tools::SHADOWED_PREFIX) => {
+                // `upstream__search_tools` is the upstream's `search_tools` (meta_tools' rule).
+                let snap = self.upstream.catalog().await;
+                let real = meta_tools::upstream_name(&snap.catalog, &name).to_string();
+                let mut params = params;
+                params["name"] = json!(real);
+                self.forward_call(&real, params, ctx, "direct", caller)
+                    .await
+            }
+            _ => {
+                self.forward_call(&name, params, ctx, "direct", caller)
+                    .await
+            }
+        }
+    }
+
+    async fn call_tool(
+        &self,
+        args: Option<&Value>,
+        input: serde_json::Map<String, Value>,
+        ctx: CallContext,
+        caller: &Caller,
+    ) -> Result<Value, RpcError> {
+        let args = match meta_tools::parse_arguments(args) {
+            Ok(a) => a,
+            Err(e) => return Ok(text_result(e, true)),
+        };
+        let Some(name) = args.get("name").and_then(Value::as_str) else {
+            return Ok(text_result(
+                "call_tool needs 'name' (a tool name; find one with search_tools) and \
+                 'arguments' (an object)"
+                    .into(),
+                true,
+            ));
+        };
+        let arguments = match meta_tools::parse_arguments(args.get("arguments")) {
+            Ok(a) => a,
+            Err(e) => return Ok(text_result(e, true)),
+        };
+        let snap = self.upstream.catalog().await;
+        let real = match meta_tools::resolve(&snap.catalog, name) {
+            Ok(Resolved::Tool(real)) => real,
+            Ok(Resolved::Search) => return Ok(self.search_tools(Some(&arguments), caller).await),
+            Ok(Resolved::CallTool) => {
+                return Ok(text_result(
+                    "call_tool: 'name' must be the tool to run, not call_tool itself".into(),
+                    true,
+                ));
+            }
+            Err(unknown) => return Ok(text_result(unknown.message(), true)),
+        };
+        let mut params = json!({"name": real, "arguments": arguments});
+        if let Some(p) = params.as_object_mut() {
+            p.extend(input);
+        }
+        self.forward_call(&real, params, ctx, "call_tool", caller)
+            .await
+    }
+
+    async fn forward_call(
+        &self,
+        tool: &str,
+        params: Value,
+        ctx: CallContext,
+        via: &str,
+        caller: &Caller,
+    ) -> Result<Value, RpcError> {
+        let client_call_id = ctx.meta.as_ref().and_then(|m| {
+            CLIENT_CALL_ID_KEYS
+                .iter()
+                .find_map(|k| m.get(*k).and_then(Value::as_str))
+                .map(String::from)
+        });
+        let start = Instant::now();
+        let result = self.upstream.request("tools/call", params, &ctx).await;
+        let ms = i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX);
+        if asks_input(&result) {
+            // Not a finished call: the round that completes it (the client's retry) is logged.
+            return Ok(result?);
+        }
+        let status = match &result {
+            Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
+            Ok(_) => Status::Ok,
+            Err(UpstreamError::Rpc { .. }) => Status::Error,
+            Err(UpstreamError::Timeout(_)) => Status::Timeout,
+            Err(_) => Status::Upstream,
+        };
+        if let Some(log) = &self.log {
+            log.call(Call {
+                ts: clock::fmt(clock::now()),
+                session_id: self.stateless.session(caller, &self.run_id, Instant::now()),
+                tool: tool.to_string(),
+                via: via.to_string(),
+                status: Some(status),
+                ms: Some(ms),
+                client: caller.client.clone(),
+                client_call_id,
+                source_key: format!(
+                    "proxy:{}:{}",
+                    self.run_id,
+                    self.seq.fetch_add(1, Ordering::Relaxed)
+                ),
+                ..Call::default()
+            });
+        }
+        Ok(result?)
+    }
+
+    async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {
+        let query = match meta_tools::search_query(args) {
+            Ok(q) => q.to_string(),
+            Err(e) => return text_result(e, true),
+        };
+        let snap = self.upstream.catalog().await;
+        if snap.source == CatalogSource::None && snap.catalog.is_empty() {
+            let why = self.upstream.status().list_error.unwrap_or_else(|| {
+                "the upstream MCP server is down or has not answered yet".into()
+            });
+            return text_result(
+                format!("{why}: there are no tools to search right now"),
+                true,
+            );
+        }
+        let index = self
+            .index
+            .get(snap.version, &snap.catalog, &self.config)
+            .await;
+        let ws = self.working_set.borrow().clone();
+        let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
+            .into_iter()
+            .collect();
+        // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
+        // the reason `IndexCache::get` gives.
+        let search = move || index.search(&query, &listed);
+        let reply = match tokio::task::spawn_blocking(search).await {
+            Ok(reply) => reply,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
+        let text = reply.json.to_string();
+        if let Some(log) = &self.log {
+            log.search(SearchRecord {
+                ts: clock::fmt(clock::now()),
+                session_id: Some(self.stateless.session(caller, &self.run_id, Instant::now())),
+                client: caller.client.clone(),
+                mode: reply.mode.to_string(),
+                result_count: i64::try_from(reply.result_count).unwrap_or(i64::MAX),
+                reply_bytes: i64::try_from(text.len()).unwrap_or(i64::MAX),
+            });
+        }
+        text_result(text, false)
+    }
+}
