@@ -3,6 +3,7 @@
 
 mod cli;
 mod config;
+mod day_one;
 mod demo;
 mod doctor;
 mod e2e;
