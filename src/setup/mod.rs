@@ -8,6 +8,7 @@ pub mod codex;
 pub mod cursor;
 pub mod entry;
 pub mod gemini;
+pub mod jsonc_edit;
 pub mod plan;
 pub mod render;
 pub mod sources;
