@@ -2,6 +2,7 @@
 //! files, and the plan for putting them behind mws. The readers are pure (text in, findings out);
 //! `sources` is the only part that touches the disk, and only to read. Must not write any file.
 
+pub mod backup;
 pub mod claude_code;
 pub mod claude_desktop;
 pub mod codex;
