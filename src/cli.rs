@@ -127,6 +127,15 @@ pub enum SetupCommand {
     /// Read Claude Code, Codex, Claude Desktop, Cursor, VS Code and Gemini CLI configs and print
     /// which servers would go behind mws, which stay with their client and why (a dry run).
     Import(SetupImportArgs),
+    /// Put back the files the last `mws setup import --apply` changed, byte for byte.
+    Undo(SetupUndoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SetupUndoArgs {
+    /// Restore even files changed since `--apply` wrote them.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -134,6 +143,10 @@ pub struct SetupImportArgs {
     /// Print the plan as JSON (secrets masked).
     #[arg(long)]
     pub json: bool,
+    /// Carry the plan out: back up every file it changes, write `servers` into mws's config and
+    /// register mws in each client instead of those servers.
+    #[arg(long)]
+    pub apply: bool,
 }
 
 #[derive(Debug, Args)]
@@ -155,7 +168,8 @@ pub fn main() -> i32 {
         Command::Report(a) => cmd::report::run(cli.config.as_deref(), a),
         Command::Search(a) => cmd::search::run(cli.config.as_deref(), a),
         Command::Doctor(a) => cmd::doctor::run(cli.config.as_deref(), a),
-        Command::Setup(SetupCommand::Import(a)) => cmd::setup::import(a),
+        Command::Setup(SetupCommand::Import(a)) => cmd::setup::import(cli.config.as_deref(), a),
+        Command::Setup(SetupCommand::Undo(a)) => cmd::setup::undo(cli.config.as_deref(), a),
         Command::DemoUpstream => cmd::demo_upstream::run(),
     };
     match result {

@@ -95,7 +95,8 @@ fn name_char_ok(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '-' || c == '_'
 }
 
-/// Builds the plan from what the readers found, in their order (first registration wins a name).
+/// Builds the plan from what the readers found, in their order (first registration wins a name;
+/// a registration with the same transport as one already planned joins it, its name an alias).
 pub fn plan(findings: Findings) -> Plan {
     let mut p = Plan {
         found: findings.found.clone(),
@@ -120,6 +121,15 @@ pub fn plan(findings: Findings) -> Plan {
             name: f.name.clone(),
             flags: f.flags.clone(),
         };
+        // The same server under another name in some client: one server, that name an alias.
+        if let Some(i) = p
+            .imported
+            .iter()
+            .position(|i| p.servers.get(&i.name) == Some(&config))
+        {
+            p.imported[i].sources.push(source);
+            continue;
+        }
         let clean = clean_name(&f.name);
         let mut renamed = (clean != f.name)
             .then(|| format!("`{}` has characters a tool name cannot hold", f.name));

@@ -19,6 +19,7 @@ mod matrix;
 mod relay;
 mod search;
 mod setup;
+mod setup_apply;
 mod support;
 mod tidy;
 mod upstream;
