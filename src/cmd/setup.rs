@@ -19,12 +19,23 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
         .context("cannot find the client configs: HOME is not set")?;
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let env = sources::Env::from_process(home.into(), cwd);
-    let plan = plan::plan(sources::scan(&env));
+    // The dry run works with a broken config (it only needs mws's endpoint); --apply does not.
+    let loaded = if args.apply {
+        Some(load_config(config)?)
+    } else {
+        crate::config::load(config).ok()
+    };
+    let c = loaded
+        .as_ref()
+        .map(|l| l.config.clone())
+        .unwrap_or_default();
+    let url = endpoint(&c);
+    let plan = plan::plan_for(sources::scan(&env), Some(&url));
     for e in &plan.errors {
         eprintln!("mws setup import: {e} (its servers are left out; the other files were read)");
     }
     let mut stdout = std::io::stdout().lock();
-    if !args.apply {
+    let Some(loaded) = loaded.filter(|_| args.apply) else {
         let out = if args.json {
             render::json(&plan)
         } else {
@@ -33,13 +44,6 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
         stdout.write_all(out.as_bytes())?;
         stdout.flush()?;
         return Ok(0);
-    }
-    let loaded = load_config(config)?;
-    let c = &loaded.config;
-    let host = if c.listen.host.contains(':') && !c.listen.host.starts_with('[') {
-        format!("[{}]", c.listen.host)
-    } else {
-        c.listen.host.clone()
     };
     let exe = std::env::current_exe().context("cannot find the mws executable")?;
     let config_path = std::path::absolute(&loaded.path).unwrap_or(loaded.path.clone());
@@ -54,7 +58,7 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
         config_path,
         state_dir: c.state_dir.clone(),
         server_name: c.server_name.clone(),
-        url: format!("http://{host}:{}/mcp", c.listen.port),
+        url,
     };
     let programs = apply::Programs {
         claude: on_path("claude"),
@@ -105,6 +109,16 @@ pub fn undo(config: Option<&Path>, args: SetupUndoArgs) -> CmdResult {
         dir.display()
     )?;
     Ok(0)
+}
+
+/// mws's Streamable HTTP endpoint, as clients reach it.
+fn endpoint(c: &crate::config::Config) -> String {
+    let host = &c.listen.host;
+    if host.contains(':') && !host.starts_with('[') {
+        format!("http://[{host}]:{}/mcp", c.listen.port)
+    } else {
+        format!("http://{host}:{}/mcp", c.listen.port)
+    }
 }
 
 /// `name` as the shell would find it on PATH.

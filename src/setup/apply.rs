@@ -86,8 +86,7 @@ fn config_text(text: &str, servers: &BTreeMap<String, Value>) -> Result<String, 
 
 /// True when `config` is mws itself at `url` (a registration of mws is not put behind mws).
 fn is_mws(config: &ServerConfig, url: &str) -> bool {
-    let same = |u: &str| u.trim_end_matches('/') == url.trim_end_matches('/');
-    matches!(config, ServerConfig::Http { url: u, .. } if same(u) || same(&u.replace("localhost", "127.0.0.1")))
+    matches!(config, ServerConfig::Http { url: u, .. } if super::plan::same_endpoint(u, url))
 }
 
 /// Carries out `plan` (see the module doc). `stamp` names the backup set.
@@ -359,3 +358,7 @@ fn write_keeping_mode(path: &Path, body: &[u8]) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "apply_tests.rs"]
+mod tests;
