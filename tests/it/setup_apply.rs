@@ -333,3 +333,76 @@ fn apply_then_undo_on_documented_files_without_the_clis() {
 
     undo_restores(&h, path, &before);
 }
+
+/// Copies a directory tree.
+fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).into_iter().map(Result::unwrap) {
+        let dest = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// The whole day-one story: `github` and `time` registered in Claude Code and Codex (Codex calls
+/// github `gh`) and used directly in one session of each; `mws setup import --apply` then
+/// `mws promote` lists their tools under mws's names. The config's other fields survive.
+#[test]
+fn setup_then_promote_lists_the_tools_used_before_mws() {
+    let h = homes();
+    claude(
+        &h,
+        &[
+            "-s",
+            "user",
+            "-t",
+            "http",
+            "github",
+            "https://api.example.com/mcp",
+        ],
+    );
+    claude(&h, &["-s", "user", "time", "--", "uvx", "mcp-server-time"]);
+    codex(&h, &["gh", "--url", "https://api.example.com/mcp"]);
+    codex(&h, &["time", "--", "uvx", "mcp-server-time"]);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/transcripts/direct");
+    copy_tree(
+        &fixtures.join("claude/projects"),
+        &h.home.join(".claude/projects"),
+    );
+    copy_tree(
+        &fixtures.join("codex/sessions"),
+        &h.codex_home.join("sessions"),
+    );
+    let config = config_path(&h);
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let before = "{\n  // nothing listens there: no catalog, nothing dropped\n  \"upstream\": {\"url\": \"http://127.0.0.1:9/mcp\"},\n  \"timeouts\": {\"listMs\": 200},\n  // the fixtures' dates stay in the window\n  \"promote\": {\"windowDays\": 36500, \"keepDays\": 36500}\n}\n";
+    std::fs::write(&config, before).unwrap();
+    let path = path_with_clis();
+
+    let out = mws_with(&h, &path, &["setup", "import", "--apply"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        written.starts_with("{\n  // nothing listens there"),
+        "{written}"
+    );
+    let out = mws_with(&h, &path, &["promote", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let state = h.home.join(".local/state/mcp-working-set");
+    let export = json_file(&state.join("working-set.json"));
+    let mut tools: Vec<&str> = export["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    tools.sort();
+    assert_eq!(
+        tools,
+        ["github__create_issue", "time__get_current_time"],
+        "{written}\n{}",
+        text(&out)
+    );
+}
