@@ -238,9 +238,11 @@ pub fn apply(
     }
     set.finish()
         .map_err(|e| format!("cannot finish the backup set {}: {e}", set.dir.display()))?;
-    report
-        .done
-        .push("`mws setup undo` puts every file above back as it was".into());
+    report.done.push(
+        "restart the clients (Claude Desktop fully) to pick the change up; `mws setup undo` \
+         puts every file above back as it was"
+            .into(),
+    );
     Ok(report)
 }
 
