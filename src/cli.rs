@@ -125,6 +125,15 @@ pub enum SetupCommand {
     /// Read Claude Code, Codex, Claude Desktop, Cursor, VS Code and Gemini CLI configs and print
     /// which servers would go behind mws, which stay with their client and why (a dry run).
     Import(SetupImportArgs),
+    /// Put back the files the last `mws setup import --apply` changed, byte for byte.
+    Undo(SetupUndoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SetupUndoArgs {
+    /// Restore even files changed since `--apply` wrote them.
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Debug, Args)]
@@ -132,6 +141,10 @@ pub struct SetupImportArgs {
     /// Print the plan as JSON (secrets masked).
     #[arg(long)]
     pub json: bool,
+    /// Carry the plan out: back up every file it changes, write `servers` into mws's config and
+    /// register mws in each client instead of those servers.
+    #[arg(long)]
+    pub apply: bool,
 }
 
 #[derive(Debug, Args)]

@@ -43,6 +43,9 @@ pub struct Config {
     pub timeouts: Timeouts,
     pub compact_descriptions: bool,
     pub search_aliases: BTreeMap<String, Vec<String>>,
+    /// The servers behind mws, name → entry, kept as JSON here: ingest reads the names and each
+    /// entry's `aliases` (`ingest::names::Servers`).
+    pub servers: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Where the upstream MCP server is: Streamable HTTP or a stdio child.
@@ -187,6 +190,7 @@ impl Default for Config {
             timeouts: Timeouts::default(),
             compact_descriptions: false,
             search_aliases: BTreeMap::new(),
+            servers: serde_json::Map::new(),
         }
     }
 }

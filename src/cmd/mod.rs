@@ -31,7 +31,8 @@ pub fn main() -> i32 {
         Command::Report(a) => report::run(cli.config.as_deref(), a),
         Command::Search(a) => search::run(cli.config.as_deref(), a),
         Command::Doctor(a) => doctor::run(cli.config.as_deref(), a),
-        Command::Setup(SetupCommand::Import(a)) => setup::import(a),
+        Command::Setup(SetupCommand::Import(a)) => setup::import(cli.config.as_deref(), a),
+        Command::Setup(SetupCommand::Undo(a)) => setup::undo(cli.config.as_deref(), a),
         Command::DemoUpstream => demo_upstream::run(),
     };
     match result {

@@ -37,7 +37,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `servers`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",

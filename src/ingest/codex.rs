@@ -287,7 +287,7 @@ impl<'a> Codex<'a> {
     ) {
         let server = server.and_then(|s| self.names.codex_server_raw(s));
         let tool = match (server, tool) {
-            (Some(_), Some(t)) => self.tool_of(self.names.resolve(t, Client::Codex), args),
+            (Some(s), Some(t)) => self.tool_of(self.names.resolve_on(s, t, Client::Codex), args),
             _ => None,
         };
         if wanted(id) {

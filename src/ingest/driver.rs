@@ -13,6 +13,7 @@ use walkdir::WalkDir;
 
 use super::claude_code::ClaudeCode;
 use super::codex::Codex;
+use super::names::Servers;
 use super::pairing::FileParse;
 use super::progress::Bar;
 use super::reader::{self, HEAD_BYTES};
@@ -59,10 +60,11 @@ pub fn ingest_with(
 ) -> anyhow::Result<IngestSummary> {
     let mut summary = IngestSummary::default();
     let catalog = catalog_names(config, store)?;
+    let servers = Servers::from_json(&config.servers);
     let names: Vec<Names> = config
         .transcripts
         .iter()
-        .map(|r| Names::new(&config.server_names(r), &catalog))
+        .map(|r| Names::new(&config.server_names(r), &catalog).with_servers(&servers))
         .collect();
     let known = store.ingest_files()?;
     let mut jobs = Vec::new();

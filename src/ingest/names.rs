@@ -1,8 +1,9 @@
 //! Tool names as the clients record them, mapped back to the names the upstream knows. Which
-//! recorded names belong to this proxy (one of a root's `serverNames`), each client's sanitizer, and
-//! the catalog lookup that undoes it. Pure: no I/O.
+//! recorded names belong to this proxy (one of a root's `serverNames`) or to a server behind it
+//! called directly (`Servers`), each client's sanitizer, and the catalog lookup that undoes it.
+//! Pure: no I/O.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::server::meta_tools;
 
@@ -20,9 +21,41 @@ pub struct Names {
     by_codex: HashMap<String, Option<String>>,
 }
 
+/// The servers behind mws (`servers` in the config) by name, each with the other names it had in
+/// clients (its `aliases`). A call a client made to one of them directly, before mws, is counted
+/// as a call of `<name>__<tool>`, the name mws lists it under.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Servers(pub BTreeMap<String, Vec<String>>);
+
+impl Servers {
+    /// From the config's `servers` object: its keys, and each entry's `aliases` (strings; anything
+    /// else in an entry is not read here).
+    pub fn from_json(servers: &serde_json::Map<String, serde_json::Value>) -> Servers {
+        Servers(
+            servers
+                .iter()
+                .map(|(name, entry)| {
+                    let aliases = entry
+                        .get("aliases")
+                        .and_then(|a| a.as_array())
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|a| a.as_str().map(str::to_string))
+                        .collect();
+                    (name.clone(), aliases)
+                })
+                .collect(),
+        )
+    }
+}
+
 #[derive(Debug, Clone)]
 struct ServerForms {
+    /// The name as the client has it.
     raw: String,
+    /// `Some(name)`: a server behind mws, called directly under `raw`; its tools are `name__tool`.
+    /// `None`: this proxy.
+    direct: Option<String>,
     claude: String,
     codex: String,
     /// `mcp__<claude form>__`, searched for in raw Claude Code lines before parsing.
@@ -89,16 +122,7 @@ impl Names {
     pub fn new<S: AsRef<str>, T: AsRef<str>>(servers: &[S], catalog: &[T]) -> Names {
         let servers = servers
             .iter()
-            .map(|s| {
-                let raw = s.as_ref().to_string();
-                let claude = claude_normalize(&raw);
-                ServerForms {
-                    claude_prefix: format!("mcp__{claude}__"),
-                    codex: codex_sanitize(&raw),
-                    claude,
-                    raw,
-                }
-            })
+            .map(|s| ServerForms::new(s.as_ref(), None))
             .collect();
         let mut names = Names {
             servers,
@@ -111,6 +135,45 @@ impl Names {
             insert_unique(&mut names.by_codex, codex_sanitize(t), t);
         }
         names
+    }
+
+    /// Also counts direct calls of the servers behind mws, under their names and aliases. A name
+    /// this proxy has in the root stays the proxy's.
+    pub fn with_servers(mut self, servers: &Servers) -> Names {
+        for (name, aliases) in &servers.0 {
+            for raw in std::iter::once(name).chain(aliases) {
+                if !self.servers.iter().any(|s| s.raw == *raw) {
+                    let forms = ServerForms::new(raw, Some(name.clone()));
+                    self.servers.push(forms);
+                }
+            }
+        }
+        self
+    }
+
+    /// What a call of `tool` on server `s` counts as: the server name to record and the tool.
+    fn hit<'a>(&'a self, s: &'a ServerForms, tool: &str, client: Client) -> (&'a str, Resolved) {
+        match &s.direct {
+            None => (&s.raw, self.resolve(tool, client)),
+            Some(name) => (name, self.direct_tool(name, tool, client)),
+        }
+    }
+
+    /// `tool` of the server behind mws called `name`, as mws lists it.
+    fn direct_tool(&self, name: &str, tool: &str, client: Client) -> Resolved {
+        Resolved::Tool(self.upstream(&format!("{name}__{tool}"), client))
+    }
+
+    /// Like `resolve`, for a tool of `server` as returned by `codex_server_raw`.
+    pub fn resolve_on(&self, server: &str, tool: &str, client: Client) -> Resolved {
+        if self
+            .servers
+            .iter()
+            .any(|s| s.direct.as_deref() == Some(server))
+        {
+            return self.direct_tool(server, tool, client);
+        }
+        self.resolve(tool, client)
     }
 
     /// The `mcp__<server>__` prefixes to look for in raw Claude Code lines.
@@ -133,7 +196,7 @@ impl Names {
                 .and_then(|r| r.strip_prefix("__"))
                 && !tool.is_empty()
             {
-                return Some((&s.raw, self.resolve(tool, Client::Claude)));
+                return Some(self.hit(s, tool, Client::Claude));
             }
         }
         None
@@ -146,7 +209,7 @@ impl Names {
         if let Some(ns) = namespace.filter(|n| !n.is_empty()) {
             let server = ns.strip_prefix("mcp__")?.trim_end_matches('_');
             let s = self.codex_server(server)?;
-            return Some((&s.raw, self.resolve(name, Client::Codex)));
+            return Some(self.hit(s, name, Client::Codex));
         }
         let flat = name.strip_prefix("mcp__").unwrap_or(name);
         for s in &self.servers {
@@ -156,16 +219,18 @@ impl Names {
                     .and_then(|r| r.strip_prefix("__"))
                     && !tool.is_empty()
                 {
-                    return Some((&s.raw, self.resolve(tool, Client::Codex)));
+                    return Some(self.hit(s, tool, Client::Codex));
                 }
             }
         }
         None
     }
 
-    /// The configured server a recorded Codex server name (raw or sanitised) stands for.
+    /// The configured server a recorded Codex server name (raw or sanitised) stands for: this
+    /// proxy's name, or the name mws has for a server behind it (see `resolve_on`).
     pub fn codex_server_raw(&self, server: &str) -> Option<&str> {
-        self.codex_server(server).map(|s| s.raw.as_str())
+        self.codex_server(server)
+            .map(|s| s.direct.as_deref().unwrap_or(&s.raw))
     }
 
     fn codex_server(&self, server: &str) -> Option<&ServerForms> {
@@ -214,7 +279,7 @@ impl Names {
     pub fn call_tool_target(&self, name: &str, client: Client) -> String {
         let mut bare = name;
         if let Some(rest) = name.strip_prefix("mcp__") {
-            for s in &self.servers {
+            for s in self.servers.iter().filter(|s| s.direct.is_none()) {
                 for form in [&s.raw, &s.claude, &s.codex] {
                     if let Some(t) = rest
                         .strip_prefix(form.as_str())
@@ -244,6 +309,19 @@ impl Names {
     }
 }
 
+impl ServerForms {
+    fn new(raw: &str, direct: Option<String>) -> ServerForms {
+        let claude = claude_normalize(raw);
+        ServerForms {
+            claude_prefix: format!("mcp__{claude}__"),
+            codex: codex_sanitize(raw),
+            claude,
+            raw: raw.to_string(),
+            direct,
+        }
+    }
+}
+
 /// Which client's sanitizer a name went through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Client {
@@ -262,149 +340,5 @@ fn insert_unique(map: &mut HashMap<String, Option<String>>, key: String, name: &
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn names() -> Names {
-        Names::new(
-            &[
-                "toolbox",
-                "chrome-devtools",
-                "claude.ai Notion",
-                "plugin:em:em",
-            ],
-            &["get-sum", "mail.send", "drive_search", "calendar_list"],
-        )
-    }
-
-    #[test]
-    fn normalizers() {
-        for (raw, claude, codex) in [
-            ("chrome-devtools", "chrome-devtools", "chrome_devtools"),
-            ("claude.ai Notion", "claude_ai_Notion", "claude_ai_Notion"),
-            ("plugin:em:em", "plugin_em_em", "plugin_em_em"),
-            ("mail.send", "mail_send", "mail_send"),
-        ] {
-            assert_eq!(claude_normalize(raw), claude, "{raw}");
-            assert_eq!(codex_sanitize(raw), codex, "{raw}");
-        }
-    }
-
-    #[test]
-    fn claude_names() {
-        let n = names();
-        let t = |s: &str| Resolved::Tool(s.into());
-        for (name, want) in [
-            ("mcp__toolbox__get-sum", Some(("toolbox", t("get-sum")))),
-            ("mcp__toolbox__mail_send", Some(("toolbox", t("mail.send")))),
-            ("mcp__toolbox__unknown_x", Some(("toolbox", t("unknown_x")))),
-            (
-                "mcp__toolbox__call_tool",
-                Some(("toolbox", Resolved::CallTool)),
-            ),
-            (
-                "mcp__toolbox__search_tools",
-                Some(("toolbox", Resolved::Search)),
-            ),
-            (
-                "mcp__chrome-devtools__snap",
-                Some(("chrome-devtools", t("snap"))),
-            ),
-            (
-                "mcp__claude_ai_Notion__s",
-                Some(("claude.ai Notion", t("s"))),
-            ),
-            (
-                "mcp__plugin_em_em__search",
-                Some(("plugin:em:em", t("search"))),
-            ),
-            ("mcp__github__search", None),
-            ("mcp__toolbox__", None),
-            ("Bash", None),
-        ] {
-            assert_eq!(n.claude_tool(name), want, "{name}");
-        }
-    }
-
-    #[test]
-    fn codex_names_all_generations() {
-        let n = names();
-        let t = |s: &str| Resolved::Tool(s.into());
-        for (ns, name, want) in [
-            (
-                Some("mcp__toolbox"),
-                "get_sum",
-                Some(("toolbox", t("get-sum"))),
-            ),
-            (
-                Some("mcp__toolbox__"),
-                "get_sum",
-                Some(("toolbox", t("get-sum"))),
-            ),
-            (
-                Some("mcp__chrome_devtools"),
-                "snap",
-                Some(("chrome-devtools", t("snap"))),
-            ),
-            (
-                None,
-                "mcp__toolbox__mail_send",
-                Some(("toolbox", t("mail.send"))),
-            ),
-            (
-                None,
-                "toolbox__drive_search",
-                Some(("toolbox", t("drive_search"))),
-            ),
-            (
-                None,
-                "chrome-devtools__snap",
-                Some(("chrome-devtools", t("snap"))),
-            ),
-            (None, "web__run", None),
-            (None, "exec_command", None),
-            (Some("mcp__github"), "search", None),
-        ] {
-            assert_eq!(n.codex_tool(ns, name), want, "{ns:?} {name}");
-        }
-        assert_eq!(
-            n.codex_server_raw("chrome_devtools"),
-            Some("chrome-devtools")
-        );
-    }
-
-    #[test]
-    fn call_tool_targets() {
-        let n = names();
-        for (name, want) in [
-            ("get-sum", "get-sum"),
-            ("mcp__toolbox__get-sum", "get-sum"),
-            ("get_sum", "get-sum"),
-            ("search", "drive_search"),
-            ("list", "calendar_list"),
-            ("nothing", "nothing"),
-        ] {
-            assert_eq!(n.call_tool_target(name, Client::Codex), want, "{name}");
-        }
-    }
-
-    /// An upstream's own `call_tool`, which clients see as `upstream__call_tool`.
-    #[test]
-    fn meta_named_upstream_tools_are_recorded_by_their_upstream_names() {
-        let n = Names::new(&["toolbox"], &["call_tool", "get-sum"]);
-        let (_, r) = n.claude_tool("mcp__toolbox__call_tool").unwrap();
-        assert_eq!(r, Resolved::CallTool);
-        let (_, r) = n.claude_tool("mcp__toolbox__upstream__call_tool").unwrap();
-        assert_eq!(r, Resolved::Tool("call_tool".into()));
-        let target = n.call_tool_target("upstream__call_tool", Client::Codex);
-        assert_eq!(target, "call_tool");
-    }
-
-    #[test]
-    fn colliding_normal_forms_stay_as_seen() {
-        let n = Names::new(&["s"], &["a.b", "a-b"]);
-        assert_eq!(n.upstream("a_b", Client::Codex), "a_b");
-        assert_eq!(n.upstream("a_b", Client::Claude), "a.b");
-        assert_eq!(n.upstream("a-b", Client::Claude), "a-b");
-    }
-}
+#[path = "names_tests.rs"]
+mod tests;

@@ -2,12 +2,16 @@
 //! files, and the plan for putting them behind mws. The readers are pure (text in, findings out);
 //! `sources` is the only part that touches the disk, and only to read. Must not write any file.
 
+pub mod apply;
+mod apply_cli;
+pub mod backup;
 pub mod claude_code;
 pub mod claude_desktop;
 pub mod codex;
 pub mod cursor;
 pub mod entry;
 pub mod gemini;
+pub mod jsonc_edit;
 pub mod plan;
 pub mod render;
 pub mod sources;
@@ -216,6 +220,10 @@ pub struct FileStatus {
     pub client: Client,
     pub file: PathBuf,
     pub status: &'static str,
+    /// `backup::digest` of the text the plan was made from: `--apply` changes nothing in a file
+    /// that differs from it.
+    #[serde(skip)]
+    pub digest: Option<String>,
 }
 
 /// 1-based line and column of byte `offset` in `text`.

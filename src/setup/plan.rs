@@ -95,8 +95,15 @@ fn name_char_ok(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '-' || c == '_'
 }
 
-/// Builds the plan from what the readers found, in their order (first registration wins a name).
+/// Builds the plan from what the readers found, in their order (first registration wins a name;
+/// a registration with the same transport as one already planned joins it, its name an alias).
 pub fn plan(findings: Findings) -> Plan {
+    plan_for(findings, None)
+}
+
+/// `plan`, knowing mws's own endpoint: a registration of that URL is mws, not a server to put
+/// behind it.
+pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
     let mut p = Plan {
         found: findings.found.clone(),
         skipped: findings.skipped,
@@ -106,7 +113,7 @@ pub fn plan(findings: Findings) -> Plan {
     };
     for f in findings.found {
         let config = match (
-            stays_reason(&f),
+            stays_reason(&f, own_url),
             config_of(&f.transport, f.origin.project.as_deref()),
         ) {
             (Some(reason), _) | (None, Err(reason)) => {
@@ -120,6 +127,15 @@ pub fn plan(findings: Findings) -> Plan {
             name: f.name.clone(),
             flags: f.flags.clone(),
         };
+        // The same server under another name in some client: one server, that name an alias.
+        if let Some(i) = p
+            .imported
+            .iter()
+            .position(|i| p.servers.get(&i.name) == Some(&config))
+        {
+            p.imported[i].sources.push(source);
+            continue;
+        }
         let clean = clean_name(&f.name);
         let mut renamed = (clean != f.name)
             .then(|| format!("`{}` has characters a tool name cannot hold", f.name));
@@ -153,7 +169,7 @@ pub fn plan(findings: Findings) -> Plan {
 }
 
 /// Why a registration cannot move behind mws, if it cannot.
-fn stays_reason(f: &Found) -> Option<String> {
+fn stays_reason(f: &Found, own_url: Option<&str>) -> Option<String> {
     let client = f.origin.client.as_str();
     for flag in &f.flags {
         match flag {
@@ -185,11 +201,23 @@ fn stays_reason(f: &Found) -> Option<String> {
         {
             Some("this is mws itself".into())
         }
+        Transport::Http { url, .. } if own_url.is_some_and(|own| same_endpoint(url, own)) => {
+            Some("this is mws itself".into())
+        }
         Transport::Http { url, headers } if headers.is_empty() => oauth_host(url).map(|host| {
             format!("{host} signs in with OAuth through {client} (no headers to carry over)")
         }),
         _ => None,
     }
+}
+
+/// The same loopback endpoint, `localhost` or `127.0.0.1`, with or without a trailing `/`.
+pub fn same_endpoint(a: &str, b: &str) -> bool {
+    let norm = |u: &str| {
+        u.trim_end_matches('/')
+            .replacen("//localhost", "//127.0.0.1", 1)
+    };
+    norm(a) == norm(b)
 }
 
 /// The host of `url` when it is one of `OAUTH_HOSTS`.

@@ -52,6 +52,38 @@ fn same_name_same_definition_is_merged() {
     assert_eq!(p.imported[0].renamed, None);
 }
 
+/// The same server under another name in some client: one server; the other name is an alias
+/// (`apply` writes it as `aliases`). mws's own endpoint is not a server to put behind mws.
+#[test]
+fn same_definition_other_name_is_one_server_and_mws_stays() {
+    let own = "http://127.0.0.1:4484/mcp";
+    let p = plan_for(
+        Findings {
+            found: vec![
+                found(Client::ClaudeCode, "github", stdio("gh-srv"), vec![]),
+                found(Client::Codex, "gh", stdio("gh-srv"), vec![]),
+                found(
+                    Client::Cursor,
+                    "toolbox",
+                    http("http://localhost:4484/mcp/", &[]),
+                    vec![],
+                ),
+            ],
+            ..Findings::default()
+        },
+        Some(own),
+    );
+    let names: Vec<_> = p.servers.keys().map(String::as_str).collect();
+    assert_eq!(names, ["github"]);
+    let sources: Vec<_> = p.imported[0]
+        .sources
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    assert_eq!(sources, ["github", "gh"]);
+    assert_eq!(p.stays[0].reason, "this is mws itself");
+}
+
 #[test]
 fn same_name_other_definition_is_renamed() {
     let p = run(vec![

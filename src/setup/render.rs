@@ -20,10 +20,11 @@ const SECRET_WORDS: [&str; 7] = [
     "token", "key", "secret", "password", "auth", "header", "bearer",
 ];
 
-/// What the output says about writing (the command only plans for now).
-pub const APPLY_NOTE: &str = "dry run: nothing was written; `mws setup import --apply` (write \
-                              `servers` into mws's config and re-register the clients) is not \
-                              available yet";
+/// What the dry run says about writing.
+pub const APPLY_NOTE: &str = "dry run: nothing was written; `mws setup import --apply` backs up \
+                              every file it changes, writes `servers` into mws's config and \
+                              registers mws in each client instead (`mws setup undo` puts the \
+                              files back)";
 
 /// The plan as one JSON object, masked.
 pub fn json(plan: &Plan) -> String {

@@ -201,8 +201,9 @@ pub fn scan(env: &Env) -> Findings {
         let errors_before = out.errors.len();
         read(kind, &text, &path, &mut out);
         let ok = out.errors.len() == errors_before;
-        out.files
-            .push(status(client, &path, if ok { "read" } else { "error" }));
+        let mut st = status(client, &path, if ok { "read" } else { "error" });
+        st.digest = Some(super::backup::digest(text.as_bytes()));
+        out.files.push(st);
     }
     for f in &mut out.found {
         let o = &f.origin;
@@ -213,6 +214,11 @@ pub fn scan(env: &Env) -> Findings {
         }
     }
     out
+}
+
+/// Claude Code's user file (`~/.claude.json`), where `claude mcp add -s user` writes.
+pub fn claude_user_file(env: &Env) -> PathBuf {
+    locate(env)[0].1.clone()
 }
 
 /// Hands one file's text to its reader.
@@ -233,6 +239,7 @@ fn status(client: Client, path: &Path, status: &'static str) -> FileStatus {
         client,
         file: path.to_path_buf(),
         status,
+        digest: None,
     }
 }
 

@@ -3,6 +3,7 @@
 
 mod cli;
 mod config;
+mod day_one;
 mod demo;
 mod doctor;
 mod e2e;
@@ -19,6 +20,7 @@ mod matrix;
 mod relay;
 mod search;
 mod setup;
+mod setup_apply;
 mod support;
 mod tidy;
 mod upstream;

@@ -27,14 +27,14 @@ const SECRETS: [&str; 5] = [
     "secret-env-3",
 ];
 
-struct Homes {
+pub(crate) struct Homes {
     _dir: tempfile::TempDir,
-    home: PathBuf,
-    codex_home: PathBuf,
-    project: PathBuf,
+    pub home: PathBuf,
+    pub codex_home: PathBuf,
+    pub project: PathBuf,
 }
 
-fn homes() -> Homes {
+pub(crate) fn homes() -> Homes {
     let dir = tempfile::tempdir().unwrap();
     // The real path: Claude Code keys local scope by the resolved working directory.
     let root = dir.path().canonicalize().unwrap();
@@ -54,7 +54,7 @@ fn homes() -> Homes {
 
 /// A command with nothing of the developer's environment but PATH, run in the project with the
 /// temp homes.
-fn clean(program: &Path, h: &Homes) -> Command {
+pub(crate) fn clean(program: &Path, h: &Homes) -> Command {
     let mut c = Command::new(program);
     c.env_clear();
     for var in ["PATH", "LANG", "TMPDIR"] {
@@ -75,7 +75,7 @@ fn clean(program: &Path, h: &Homes) -> Command {
 }
 
 /// Runs to completion within `CLI_TIMEOUT`, output captured.
-fn run(mut c: Command) -> Output {
+pub(crate) fn run(mut c: Command) -> Output {
     let mut child = c
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -93,7 +93,7 @@ fn run(mut c: Command) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn ok(c: Command) -> Output {
+pub(crate) fn ok(c: Command) -> Output {
     let what = format!("{c:?}");
     let out = run(c);
     assert!(
@@ -106,13 +106,13 @@ fn ok(c: Command) -> Output {
     out
 }
 
-fn claude(h: &Homes, args: &[&str]) {
+pub(crate) fn claude(h: &Homes, args: &[&str]) {
     let mut c = clean(&peer("tests/peers/node_modules/.bin/claude"), h);
     c.arg("mcp").arg("add").args(args);
     ok(c);
 }
 
-fn codex(h: &Homes, args: &[&str]) {
+pub(crate) fn codex(h: &Homes, args: &[&str]) {
     let mut c = clean(&peer("tests/peers/node_modules/.bin/codex"), h);
     c.arg("mcp").arg("add").args(args);
     ok(c);
@@ -314,5 +314,5 @@ fn setup_import_finds_what_the_real_clis_registered() {
             "{name} missing from the table:\n{table}"
         );
     }
-    assert!(table.contains("not available yet"), "{table}");
+    assert!(table.contains("dry run: nothing was written"), "{table}");
 }

@@ -1,0 +1,366 @@
+//! `mws setup import --apply`: carries out a plan. Every file it will touch is checked against
+//! the text the plan was made from and backed up (`backup`) before anything changes; then each
+//! client stops registering the servers that move (Claude Code and Codex through their own CLIs,
+//! the others by editing their files with `jsonc_edit`) and registers mws instead; last, the
+//! servers that did move are written into mws's config as `servers`, each with the other names
+//! it had in clients as `aliases`. A client whose CLI is missing, or whose file changed, keeps
+//! its servers, and they are not written into mws's config. Must not print a secret.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::backup::{self, Set};
+use super::plan::{Plan, ServerConfig, Source};
+use super::{Client, jsonc_edit, sources};
+
+/// Where mws is and how clients reach it.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// mws's config file (created if missing).
+    pub config_path: PathBuf,
+    pub state_dir: PathBuf,
+    /// The name clients register mws under (`serverName`).
+    pub server_name: String,
+    /// mws's Streamable HTTP endpoint.
+    pub url: String,
+    /// The command line that starts mws over stdio, for clients whose file holds only commands
+    /// (Claude Desktop).
+    pub stdio: Vec<String>,
+}
+
+/// The client CLIs found on PATH (`None`: not installed).
+#[derive(Debug, Clone, Default)]
+pub struct Programs {
+    pub claude: Option<PathBuf>,
+    pub codex: Option<PathBuf>,
+}
+
+/// What `--apply` did, for people: lines of what changed and of what did not, and why.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub backup_dir: Option<PathBuf>,
+    pub done: Vec<String>,
+    pub errors: Vec<String>,
+}
+
+/// One registration leaving its client: the server's name behind mws and where it was.
+#[derive(Debug, Clone)]
+pub(super) struct Move<'a> {
+    pub server: &'a str,
+    pub source: &'a Source,
+}
+
+/// The servers an `--apply` of `plan` would write, with their aliases, keyed by name.
+fn entries(plan: &Plan, moved: &BTreeSet<&str>) -> BTreeMap<String, Value> {
+    let mut out = BTreeMap::new();
+    for i in plan
+        .imported
+        .iter()
+        .filter(|i| moved.contains(i.name.as_str()))
+    {
+        let mut v = serde_json::to_value(&plan.servers[&i.name]).expect("a server serializes");
+        let aliases: BTreeSet<&str> = i
+            .sources
+            .iter()
+            .map(|s| s.name.as_str())
+            .filter(|n| *n != i.name)
+            .collect();
+        if !aliases.is_empty() {
+            v["aliases"] = json!(aliases);
+        }
+        out.insert(i.name.clone(), v);
+    }
+    out
+}
+
+/// mws's config text with `servers` set (other members untouched).
+fn config_text(text: &str, servers: &BTreeMap<String, Value>) -> Result<String, String> {
+    let mut t = text.to_string();
+    for (name, v) in servers {
+        t = jsonc_edit::set(&t, &["servers"], name, v)?;
+    }
+    Ok(t)
+}
+
+/// True when `config` is mws itself at `url` (a registration of mws is not put behind mws).
+fn is_mws(config: &ServerConfig, url: &str) -> bool {
+    matches!(config, ServerConfig::Http { url: u, .. } if super::plan::same_endpoint(u, url))
+}
+
+/// Carries out `plan` (see the module doc). `stamp` names the backup set.
+pub fn apply(
+    plan: &Plan,
+    env: &sources::Env,
+    target: &Target,
+    programs: &Programs,
+    stamp: &str,
+) -> Result<Report, String> {
+    let mut report = Report::default();
+    let moves: Vec<Move> = plan
+        .imported
+        .iter()
+        .filter(|i| !is_mws(&plan.servers[&i.name], &target.url))
+        .flat_map(|i| {
+            i.sources.iter().map(move |s| Move {
+                server: &i.name,
+                source: s,
+            })
+        })
+        .collect();
+    if moves.is_empty() {
+        report
+            .done
+            .push("nothing to apply: no server to put behind mws".into());
+        return Ok(report);
+    }
+    // mws's own config must take the servers before any client lets go of them.
+    let config_before = read(&target.config_path)?;
+    let all: BTreeSet<&str> = moves.iter().map(|m| m.server).collect();
+    config_text(
+        &String::from_utf8_lossy(config_before.as_deref().unwrap_or_default()),
+        &entries(plan, &all),
+    )
+    .map_err(|e| {
+        format!(
+            "{}: cannot add `servers`: {e}",
+            target.config_path.display()
+        )
+    })?;
+
+    let claude_user = sources::claude_user_file(env);
+    let mut by_client: BTreeMap<Client, Vec<Move>> = BTreeMap::new();
+    for m in &moves {
+        by_client
+            .entry(m.source.origin.client)
+            .or_default()
+            .push(m.clone());
+    }
+    // Which clients can go ahead, and the files each will change.
+    let mut ready: Vec<(Client, Vec<Move>, Vec<PathBuf>)> = Vec::new();
+    for (client, ms) in by_client {
+        let names = || {
+            ms.iter()
+                .map(|m| m.source.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let program = match client {
+            Client::ClaudeCode => Some(("claude", &programs.claude)),
+            Client::Codex => Some(("codex", &programs.codex)),
+            _ => None,
+        };
+        if let Some((cli, None)) = program {
+            report.errors.push(format!(
+                "{}: `{cli}` is not on PATH, so its registrations cannot be changed; {} stay with {} and are not put behind mws",
+                client.as_str(),
+                names(),
+                client.as_str()
+            ));
+            continue;
+        }
+        let mut files: Vec<PathBuf> = ms.iter().map(|m| m.source.origin.file.clone()).collect();
+        match client {
+            Client::ClaudeCode => files.push(claude_user.clone()),
+            Client::Codex => files.push(codex_user_file(env)),
+            _ => {}
+        }
+        files.sort();
+        files.dedup();
+        let changed: Vec<&PathBuf> = files.iter().filter(|f| !unchanged(plan, f)).collect();
+        if let Some(f) = changed.first() {
+            report.errors.push(format!(
+                "{}: changed since it was read; {} stay with {}; run `mws setup import --apply` again",
+                f.display(),
+                names(),
+                client.as_str()
+            ));
+            continue;
+        }
+        ready.push((client, ms, files));
+    }
+    if ready.is_empty() {
+        return Ok(report);
+    }
+
+    let mut set = Set::create(&target.state_dir, stamp).map_err(|e| {
+        format!(
+            "cannot create a backup set in {}: {e}",
+            target.state_dir.display()
+        )
+    })?;
+    let save = |set: &mut Set, f: &Path| -> Result<(), String> {
+        let bytes = read(f)?;
+        set.save(f, bytes.as_deref())
+            .map_err(|e| format!("cannot back up {}: {e}", f.display()))
+    };
+    save(&mut set, &target.config_path)?;
+    for (_, _, files) in &ready {
+        for f in files {
+            save(&mut set, f)?;
+        }
+    }
+    report.backup_dir = Some(set.dir.clone());
+    report.done.push(format!(
+        "backed up {} file(s) to {}",
+        set.files().len(),
+        set.dir.display()
+    ));
+
+    let mut moved: BTreeSet<&str> = BTreeSet::new();
+    for (client, ms, _) in &ready {
+        let outcome = match client {
+            Client::ClaudeCode => super::apply_cli::claude(plan, env, target, programs, ms),
+            Client::Codex => super::apply_cli::codex(plan, env, target, programs, ms),
+            _ => edit_files(*client, target, ms),
+        };
+        for m in &outcome.moved {
+            moved.insert(m);
+        }
+        report.done.extend(outcome.done);
+        report.errors.extend(outcome.errors);
+    }
+    let servers = entries(plan, &moved);
+    if !servers.is_empty() {
+        let text = config_text(
+            &String::from_utf8_lossy(config_before.as_deref().unwrap_or_default()),
+            &servers,
+        )?;
+        crate::private_file::write(&target.config_path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", target.config_path.display()))?;
+        report.done.push(format!(
+            "{}: {} server(s) in `servers`: {}",
+            target.config_path.display(),
+            servers.len(),
+            servers.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    set.finish()
+        .map_err(|e| format!("cannot finish the backup set {}: {e}", set.dir.display()))?;
+    report.done.push(
+        "restart the clients (Claude Desktop fully) to pick the change up; `mws setup undo` \
+         puts every file above back as it was"
+            .into(),
+    );
+    Ok(report)
+}
+
+/// What one client's changes came to.
+#[derive(Debug, Default)]
+pub(super) struct Outcome<'a> {
+    pub moved: Vec<&'a str>,
+    pub done: Vec<String>,
+    pub errors: Vec<String>,
+}
+
+/// A file's bytes, `None` when it does not exist.
+pub(super) fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// The file holds what the plan was made from (or, not read for the plan, is as absent or
+/// present as then: a file only a CLI writes, such as a missing `~/.codex/config.toml`).
+fn unchanged(plan: &Plan, file: &Path) -> bool {
+    let now = std::fs::read(file).ok().map(|b| backup::digest(&b));
+    match plan.files.iter().find(|f| f.file == file) {
+        Some(f) => f.digest == now,
+        None => true,
+    }
+}
+
+fn codex_user_file(env: &sources::Env) -> PathBuf {
+    env.codex_home
+        .clone()
+        .unwrap_or_else(|| env.home.join(".codex"))
+        .join("config.toml")
+}
+
+/// How a client whose file mws edits registers mws: the map key and the entry.
+fn registration(client: Client, target: &Target) -> (&'static str, Value) {
+    match client {
+        Client::ClaudeDesktop => (
+            "mcpServers",
+            json!({"command": target.stdio[0], "args": target.stdio[1..]}),
+        ),
+        Client::VsCode => ("servers", json!({"type": "http", "url": target.url})),
+        Client::GeminiCli => ("mcpServers", json!({"httpUrl": target.url})),
+        _ => ("mcpServers", json!({"url": target.url})),
+    }
+}
+
+/// Claude Desktop, Cursor, VS Code and Gemini CLI: each file loses the moved entries and gains
+/// mws's (unless it has an entry of that name already); comments and other keys stay.
+fn edit_files<'a>(client: Client, target: &Target, ms: &[Move<'a>]) -> Outcome<'a> {
+    let mut out = Outcome::default();
+    let (key, entry) = registration(client, target);
+    let mut files: BTreeMap<&Path, Vec<&Move>> = BTreeMap::new();
+    for m in ms {
+        files.entry(&m.source.origin.file).or_default().push(m);
+    }
+    for (file, ms) in files {
+        let edited = (|| -> Result<String, String> {
+            let before = read(file)?.ok_or("it is gone")?;
+            let mut text = String::from_utf8(before).map_err(|e| e.to_string())?;
+            for m in &ms {
+                text = jsonc_edit::remove(&text, &[key], &m.source.name)?;
+            }
+            let doc: Value = serde_json::from_str(&crate::config::jsonc::strip(&text))
+                .map_err(|e| e.to_string())?;
+            if doc
+                .get(key)
+                .and_then(|s| s.get(&target.server_name))
+                .is_none()
+            {
+                text = jsonc_edit::set(&text, &[key], &target.server_name, &entry)?;
+            }
+            Ok(text)
+        })();
+        let names = ms
+            .iter()
+            .map(|m| m.source.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        match edited.and_then(|t| write_keeping_mode(file, t.as_bytes())) {
+            Ok(()) => {
+                out.moved.extend(ms.iter().map(|m| m.server));
+                out.done.push(format!(
+                    "{}: {}: {names} now behind mws; mws registered as `{}`",
+                    client.as_str(),
+                    file.display(),
+                    target.server_name
+                ));
+            }
+            Err(e) => out.errors.push(format!(
+                "{}: {}: not changed ({e}); {names} stay with {}",
+                client.as_str(),
+                file.display(),
+                client.as_str()
+            )),
+        }
+    }
+    out
+}
+
+/// Replaces `path` whole (temp file and rename) and gives it back its mode.
+fn write_keeping_mode(path: &Path, body: &[u8]) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(path).ok().map(|m| m.permissions().mode());
+    let io = |e: std::io::Error| format!("cannot write: {e}");
+    crate::private_file::prepare(path, body)
+        .map_err(io)?
+        .commit()
+        .map_err(io)?;
+    if let Some(mode) = mode {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(io)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "apply_tests.rs"]
+mod tests;

@@ -1,0 +1,182 @@
+//! The part of `--apply` done through the clients' own CLIs: `claude mcp add-json` / `remove`
+//! (Claude Code; run in the project for `local` and `project` registrations) and `codex mcp add` /
+//! `remove`, which lock and rewrite their files themselves. mws is registered first, so a client
+//! never ends up without both. Must not pass a secret on a command line.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::json;
+
+use super::apply::{Move, Outcome, Programs, Target};
+use super::plan::Plan;
+use super::{Client, Scope, sources};
+
+/// Claude Code: register mws in user scope (its tools loaded up front: `alwaysLoad`), then remove
+/// each moved registration from its scope.
+pub(super) fn claude<'a>(
+    plan: &Plan,
+    env: &sources::Env,
+    target: &Target,
+    programs: &Programs,
+    ms: &[Move<'a>],
+) -> Outcome<'a> {
+    let program = programs.claude.as_deref().expect("checked by apply");
+    let entry = json!({"type": "http", "url": target.url, "alwaysLoad": true}).to_string();
+    let add = [
+        "mcp",
+        "add-json",
+        "-s",
+        "user",
+        target.server_name.as_str(),
+        entry.as_str(),
+    ];
+    moves(
+        (Client::ClaudeCode, program),
+        plan,
+        target,
+        ms,
+        (&add, &env.home),
+        |m| {
+            let o = &m.source.origin;
+            let cwd = match o.scope {
+                Scope::User => env.home.clone(),
+                _ => o.project.clone().unwrap_or_else(|| env.home.clone()),
+            };
+            let args = vec![
+                "mcp".into(),
+                "remove".into(),
+                "-s".into(),
+                o.scope.as_str().into(),
+                m.source.name.clone(),
+            ];
+            Ok((args, cwd))
+        },
+    )
+}
+
+/// Codex: register mws, then `codex mcp remove` each user-scope registration (the CLI writes only
+/// the user file; a project's `.codex/config.toml` is left for the user to edit).
+pub(super) fn codex<'a>(
+    plan: &Plan,
+    env: &sources::Env,
+    target: &Target,
+    programs: &Programs,
+    ms: &[Move<'a>],
+) -> Outcome<'a> {
+    let program = programs.codex.as_deref().expect("checked by apply");
+    let add = [
+        "mcp",
+        "add",
+        target.server_name.as_str(),
+        "--url",
+        target.url.as_str(),
+    ];
+    moves(
+        (Client::Codex, program),
+        plan,
+        target,
+        ms,
+        (&add, &env.home),
+        |m| match m.source.origin.scope {
+            Scope::User => Ok((
+                vec!["mcp".into(), "remove".into(), m.source.name.clone()],
+                env.home.clone(),
+            )),
+            _ => Err(format!(
+                "the Codex CLI changes only the user file; remove it from {} by hand",
+                m.source.origin.file.display()
+            )),
+        },
+    )
+}
+
+/// Registers mws (unless the client has it under that name and keeps it), then runs one removal
+/// per move.
+fn moves<'a>(
+    (client, program): (Client, &Path),
+    plan: &Plan,
+    target: &Target,
+    ms: &[Move<'a>],
+    (add, add_cwd): (&[&str], &Path),
+    remove: impl Fn(&Move<'_>) -> Result<(Vec<String>, PathBuf), String>,
+) -> Outcome<'a> {
+    let mut out = Outcome::default();
+    let name = client.as_str();
+    let leaving = |f: &super::Found| {
+        ms.iter()
+            .any(|m| m.source.name == f.name && m.source.origin == f.origin)
+    };
+    let has_mws = plan.found.iter().any(|f| {
+        f.origin.client == client
+            && f.origin.scope == Scope::User
+            && f.name == target.server_name
+            && !leaving(f)
+    });
+    if !has_mws {
+        if let Err(e) = run(program, add, add_cwd) {
+            let names: Vec<&str> = ms.iter().map(|m| m.source.name.as_str()).collect();
+            out.errors.push(format!(
+                "{name}: cannot register mws as `{}`: {e}; {} stay with {name}",
+                target.server_name,
+                names.join(", ")
+            ));
+            return out;
+        }
+        out.done.push(format!(
+            "{name}: mws registered as `{}` (user scope)",
+            target.server_name
+        ));
+    }
+    for m in ms {
+        let o = &m.source.origin;
+        let place = match &o.project {
+            Some(p) => format!("{} scope, {}", o.scope.as_str(), p.display()),
+            None => format!("{} scope", o.scope.as_str()),
+        };
+        let result = remove(m).and_then(|(args, cwd)| {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            run(program, &args, &cwd)
+        });
+        match result {
+            Ok(()) => {
+                out.moved.push(m.server);
+                out.done.push(format!(
+                    "{name}: `{}` ({place}) now behind mws as `{}`",
+                    m.source.name, m.server
+                ));
+            }
+            Err(e) => out.errors.push(format!(
+                "{name}: `{}` ({place}) stays with {name}: {e}",
+                m.source.name
+            )),
+        }
+    }
+    out
+}
+
+/// Runs a client CLI to completion; a failure names the command (never its values) and the last
+/// line it printed on stderr.
+fn run(program: &Path, args: &[&str], cwd: &Path) -> Result<(), String> {
+    let shown = format!(
+        "`{} {}`",
+        program.file_name().unwrap_or_default().to_string_lossy(),
+        args.iter().take(2).copied().collect::<Vec<_>>().join(" ")
+    );
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {shown} in {}: {e}", cwd.display()))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    Err(format!("{shown} failed ({}): {}", out.status, last.trim()))
+}

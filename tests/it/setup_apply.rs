@@ -1,0 +1,408 @@
+//! `mws setup import --apply` then `mws setup undo`, on configs written by the real `claude` and
+//! `codex` CLIs (which `--apply` also runs, found on PATH) and on Claude Desktop, Cursor, VS Code
+//! and Gemini CLI files in their documented formats: servers move into mws's config, each client
+//! registers mws instead, and undo leaves every file byte-identical. Bad input: a missing CLI and
+//! a malformed file are named, and the rest is applied.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use mws::setup::Client;
+use mws::setup::entry::Syntax;
+use serde_json::Value;
+
+use crate::setup::{Homes, claude, codex, homes, run};
+use crate::support::peer;
+use crate::support::serve::mws;
+
+/// `mws` in the project with the temp homes and `path` as PATH.
+fn mws_with(h: &Homes, path: &str, args: &[&str]) -> Output {
+    let mut c: Command = mws();
+    c.env_clear()
+        .current_dir(&h.project)
+        .env("HOME", &h.home)
+        .env("CODEX_HOME", &h.codex_home)
+        .env("PATH", path)
+        .env("TERM", "dumb")
+        .env("NO_COLOR", "1")
+        .args(args);
+    run(c)
+}
+
+fn config_path(h: &Homes) -> PathBuf {
+    h.home.join(".config/mcp-working-set/config.json")
+}
+
+/// Every file's bytes (`None`: absent).
+fn snapshot(files: &[PathBuf]) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    files
+        .iter()
+        .map(|f| (f.clone(), std::fs::read(f).ok()))
+        .collect()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A JSON-with-comments file, parsed.
+fn jsonc_file(p: &Path) -> Value {
+    let t = std::fs::read_to_string(p).unwrap();
+    mws::setup::entry::parse_doc(&t, Syntax::Jsonc, Client::VsCode, p)
+        .unwrap_or_else(|e| panic!("{e}\n{t}"))
+}
+
+fn json_file(p: &Path) -> Value {
+    let t = std::fs::read_to_string(p).unwrap();
+    serde_json::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}\n{t}", p.display()))
+}
+
+/// PATH with the test peers' `claude` and `codex` first.
+fn path_with_clis() -> String {
+    let bin = peer("tests/peers/node_modules/.bin/claude");
+    let dir = bin.parent().unwrap().display().to_string();
+    format!("{dir}:{}", std::env::var("PATH").unwrap_or_default())
+}
+
+/// Undo puts back every file as in `before`, naming each file `--apply` changed.
+fn undo_restores(h: &Homes, path: &str, before: &BTreeMap<PathBuf, Option<Vec<u8>>>) {
+    let applied = snapshot(&before.keys().cloned().collect::<Vec<_>>());
+    let out = mws_with(h, path, &["setup", "undo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let after = snapshot(&before.keys().cloned().collect::<Vec<_>>());
+    for (f, bytes) in before {
+        assert!(
+            after[f] == *bytes,
+            "{} differs after undo:\n{}",
+            f.display(),
+            String::from_utf8_lossy(after[f].as_deref().unwrap_or(b"<absent>"))
+        );
+        if applied[f] != *bytes {
+            assert!(stdout.contains(&f.display().to_string()), "{stdout}");
+        }
+    }
+    let again = mws_with(h, path, &["setup", "undo"]);
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again));
+    assert!(
+        String::from_utf8_lossy(&again.stderr).starts_with("mws: setup undo: nothing to undo"),
+        "{}",
+        text(&again)
+    );
+}
+
+#[test]
+fn apply_then_undo_with_the_real_clis() {
+    let h = homes();
+    claude(
+        &h,
+        &[
+            "-s",
+            "user",
+            "stdio-user",
+            "-e",
+            "TOKEN=t1",
+            "--",
+            "npx",
+            "-y",
+            "pkg",
+        ],
+    );
+    claude(
+        &h,
+        &[
+            "-t",
+            "http",
+            "http-local",
+            "https://example.com/l",
+            "-H",
+            "X-Api-Key: k2",
+        ],
+    );
+    claude(
+        &h,
+        &["-s", "project", "time", "--", "uvx", "mcp-server-time"],
+    );
+    codex(
+        &h,
+        &[
+            "cx-stdio",
+            "--env",
+            "API_KEY=k3",
+            "--",
+            "node",
+            "./server.js",
+        ],
+    );
+    codex(
+        &h,
+        &[
+            "gh",
+            "--url",
+            "https://example.com/c",
+            "--bearer-token-env-var",
+            "MY_TOKEN",
+        ],
+    );
+    // The same server under another name in Codex: one server behind mws, with an alias.
+    codex(&h, &["clock", "--", "uvx", "mcp-server-time"]);
+    let files = [
+        h.home.join(".claude.json"),
+        h.project.join(".mcp.json"),
+        h.codex_home.join("config.toml"),
+        config_path(&h),
+    ];
+    let before = snapshot(&files);
+    let path = path_with_clis();
+
+    let out = mws_with(&h, &path, &["setup", "import", "--apply"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("backed up 4 file(s) to "), "{stdout}");
+    for secret in ["t1", "k2", "k3"] {
+        assert!(
+            !stdout.contains(&format!("{secret}\"")),
+            "{secret}: {stdout}"
+        );
+    }
+
+    let config = json_file(&config_path(&h));
+    let servers = config["servers"].as_object().unwrap();
+    let names: Vec<&str> = servers.keys().map(String::as_str).collect();
+    assert_eq!(
+        names,
+        ["cx-stdio", "gh", "http-local", "stdio-user", "time"]
+    );
+    assert_eq!(servers["time"]["aliases"], serde_json::json!(["clock"]));
+    assert_eq!(
+        servers["gh"]["headers"]["Authorization"],
+        "Bearer ${MY_TOKEN}"
+    );
+    assert_eq!(servers["stdio-user"]["env"]["TOKEN"], "t1");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(config_path(&h))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    let claude_json = json_file(&h.home.join(".claude.json"));
+    let user: Vec<&String> = claude_json["mcpServers"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(user, ["toolbox"], "{claude_json:#}");
+    assert_eq!(claude_json["mcpServers"]["toolbox"]["alwaysLoad"], true);
+    assert_eq!(
+        claude_json["mcpServers"]["toolbox"]["url"],
+        "http://127.0.0.1:4484/mcp"
+    );
+    let project = h.project.to_str().unwrap();
+    let local = &claude_json["projects"][project]["mcpServers"];
+    assert_eq!(local, &serde_json::json!({}), "{claude_json:#}");
+    let mcp = json_file(&h.project.join(".mcp.json"));
+    assert_eq!(mcp["mcpServers"], serde_json::json!({}));
+    let codex_toml: toml::Table =
+        toml::from_str(&std::fs::read_to_string(h.codex_home.join("config.toml")).unwrap())
+            .unwrap();
+    let codex_servers: Vec<&String> = codex_toml["mcp_servers"]
+        .as_table()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(codex_servers, ["toolbox"], "{codex_toml:#?}");
+
+    // The config with `servers` still loads; then undo puts every file back.
+    undo_restores(&h, &path, &before);
+}
+
+/// Writes `fixture` (fixtures/client-configs) at `to`.
+fn place(fixture: &str, to: &Path) {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/client-configs")
+        .join(fixture);
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(from, to).unwrap();
+}
+
+#[test]
+fn apply_then_undo_on_documented_files_without_the_clis() {
+    let h = homes();
+    let desktop = h.home.join(".config/Claude/claude_desktop_config.json");
+    let cursor = h.home.join(".cursor/mcp.json");
+    let vscode = h.project.join(".vscode/mcp.json");
+    let gemini = h.home.join(".gemini/settings.json");
+    place("claude_desktop_config.json", &desktop);
+    place("cursor-mcp.json", &cursor);
+    place("vscode-mcp.json", &vscode);
+    place("gemini-settings.json", &gemini);
+    // Claude Code has a server, but its CLI is not on PATH.
+    std::fs::write(
+        h.home.join(".claude.json"),
+        r#"{"mcpServers": {"cc-only": {"type": "stdio", "command": "x", "args": [], "env": {}}}}"#,
+    )
+    .unwrap();
+    // A malformed Cursor project file: named, and the rest is applied.
+    let bad = h.project.join(".cursor/mcp.json");
+    std::fs::create_dir_all(bad.parent().unwrap()).unwrap();
+    std::fs::write(&bad, "{\n  \"mcpServers\": {\n    oops\n").unwrap();
+    let files = [
+        desktop.clone(),
+        cursor.clone(),
+        vscode.clone(),
+        gemini.clone(),
+        bad.clone(),
+        h.home.join(".claude.json"),
+        config_path(&h),
+    ];
+    let before = snapshot(&files);
+    let path = "/nonexistent-bin";
+
+    let out = mws_with(&h, path, &["setup", "import", "--apply"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{}:3:", bad.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("claude-code: `claude` is not on PATH, so its registrations cannot be changed; cc-only stay with claude-code and are not put behind mws"),
+        "{stderr}"
+    );
+
+    let config = json_file(&config_path(&h));
+    let names: Vec<&String> = config["servers"].as_object().unwrap().keys().collect();
+    assert_eq!(
+        names,
+        [
+            "fetch",
+            "filesystem",
+            "httpServer",
+            "local-tool",
+            "pythonTools",
+            "remote",
+            "remote-bridge",
+            "typedHttp"
+        ],
+        "{config:#}"
+    );
+    let keys =
+        |v: &Value, k: &str| -> Vec<String> { v[k].as_object().unwrap().keys().cloned().collect() };
+    let d = json_file(&desktop);
+    assert_eq!(keys(&d, "mcpServers"), ["toolbox"]);
+    assert_eq!(d["mcpServers"]["toolbox"]["args"][2], "serve");
+    assert_eq!(d["preferences"]["quickEntryShortcut"], "off");
+    let vs_text = std::fs::read_to_string(&vscode).unwrap();
+    assert!(
+        vs_text.starts_with("// .vscode/mcp.json: JSON with comments"),
+        "{vs_text}"
+    );
+    let vs = jsonc_file(&vscode);
+    assert_eq!(
+        keys(&vs, "servers"),
+        ["github", "perplexity", "legacy-sse", "odd", "toolbox"]
+    );
+    assert_eq!(vs["servers"]["toolbox"]["type"], "http");
+    let g = jsonc_file(&gemini);
+    assert_eq!(
+        keys(&g, "mcpServers"),
+        ["sseServer", "googleCloud", "toolbox"]
+    );
+    assert_eq!(
+        g["mcpServers"]["toolbox"]["httpUrl"],
+        "http://127.0.0.1:4484/mcp"
+    );
+    assert_eq!(g["theme"], "GitHub");
+    let c = jsonc_file(&cursor);
+    assert_eq!(keys(&c, "mcpServers"), ["with-auth", "toolbox"]);
+    assert_eq!(
+        before[&bad],
+        std::fs::read(&bad).ok(),
+        "the malformed file was touched"
+    );
+    assert_eq!(
+        before[&h.home.join(".claude.json")],
+        std::fs::read(h.home.join(".claude.json")).ok()
+    );
+
+    undo_restores(&h, path, &before);
+}
+
+/// Copies a directory tree.
+fn copy_tree(from: &Path, to: &Path) {
+    for e in walkdir::WalkDir::new(from).into_iter().map(Result::unwrap) {
+        let dest = to.join(e.path().strip_prefix(from).unwrap());
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// The whole day-one story: `github` and `time` registered in Claude Code and Codex (Codex calls
+/// github `gh`) and used directly in one session of each; `mws setup import --apply` then
+/// `mws promote` lists their tools under mws's names. The config's other fields survive.
+#[test]
+fn setup_then_promote_lists_the_tools_used_before_mws() {
+    let h = homes();
+    claude(
+        &h,
+        &[
+            "-s",
+            "user",
+            "-t",
+            "http",
+            "github",
+            "https://api.example.com/mcp",
+        ],
+    );
+    claude(&h, &["-s", "user", "time", "--", "uvx", "mcp-server-time"]);
+    codex(&h, &["gh", "--url", "https://api.example.com/mcp"]);
+    codex(&h, &["time", "--", "uvx", "mcp-server-time"]);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/transcripts/direct");
+    copy_tree(
+        &fixtures.join("claude/projects"),
+        &h.home.join(".claude/projects"),
+    );
+    copy_tree(
+        &fixtures.join("codex/sessions"),
+        &h.codex_home.join("sessions"),
+    );
+    let config = config_path(&h);
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    let before = "{\n  // nothing listens there: no catalog, nothing dropped\n  \"upstream\": {\"url\": \"http://127.0.0.1:9/mcp\"},\n  \"timeouts\": {\"listMs\": 200},\n  // the fixtures' dates stay in the window\n  \"promote\": {\"windowDays\": 36500, \"keepDays\": 36500}\n}\n";
+    std::fs::write(&config, before).unwrap();
+    let path = path_with_clis();
+
+    let out = mws_with(&h, &path, &["setup", "import", "--apply"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        written.starts_with("{\n  // nothing listens there"),
+        "{written}"
+    );
+    let out = mws_with(&h, &path, &["promote", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let state = h.home.join(".local/state/mcp-working-set");
+    let export = json_file(&state.join("working-set.json"));
+    let mut tools: Vec<&str> = export["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    tools.sort();
+    assert_eq!(
+        tools,
+        ["github__create_issue", "time__get_current_time"],
+        "{written}\n{}",
+        text(&out)
+    );
+}
