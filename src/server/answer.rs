@@ -39,17 +39,19 @@ pub fn decide(
     stream: bool,
     session_level: Option<Level>,
 ) -> Way {
-    let relays_logs = logs::relays(proxy.config(), proxy.upstream().as_ref());
+    let relays_logs = || logs::relays(proxy.config(), proxy.upstream().as_ref());
     choose(msg, caller, stream, session_level, relays_logs)
 }
 
-/// `decide` once it knows whether mws relays log messages at all (`logs::relays`).
+/// `decide` with `relays_logs` saying whether mws relays log messages at all (`logs::relays`).
+/// It is asked only for a request that wants its logs: it reads the upstream's status, which a
+/// plain call should not pay for.
 fn choose(
     msg: &Map<String, Value>,
     caller: &mut Caller,
     stream: bool,
     session_level: Option<Level>,
-    relays_logs: bool,
+    relays_logs: impl FnOnce() -> bool,
 ) -> Way {
     input::limit(caller, msg, stream);
     let token = progress::token(msg).filter(|_| stream);
@@ -60,7 +62,7 @@ fn choose(
         }
         Era::Legacy => None,
     }
-    .filter(|_| stream && relays_logs);
+    .filter(|_| stream && relays_logs());
     if caller.input.is_some() && (token.is_some() || level.is_some()) {
         return Way::Input(level);
     }

@@ -199,7 +199,7 @@ fn one_rule_for_every_transport() {
             session: Some("s".into()),
             input,
         };
-        let got = choose(&msg, &mut caller, stream, session, relays);
+        let got = choose(&msg, &mut caller, stream, session, || relays);
         assert_eq!(got, want, "{what}");
         assert_eq!(caller.input.is_some(), kept, "{what}: input kept");
     }
