@@ -10,9 +10,11 @@ mod checked;
 mod errors;
 pub(crate) mod jsonc;
 mod raw;
+pub mod servers;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
+pub use servers::Server;
 
 /// Default listen port.
 pub const DEFAULT_PORT: u16 = 4484;
@@ -27,6 +29,9 @@ pub const DEFAULT_SERVER_NAME: &str = "toolbox";
 pub struct Config {
     #[serde(deserialize_with = "checked::object")]
     pub upstream: Upstream,
+    /// Several upstreams by name (docs/configuration.md#servers); empty means `upstream` alone.
+    #[serde(deserialize_with = "servers::servers")]
+    pub servers: Vec<Server>,
     #[serde(deserialize_with = "checked::object")]
     pub listen: Listen,
     #[serde(deserialize_with = "checked::dir_path")]
@@ -176,6 +181,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             upstream: Upstream::default(),
+            servers: Vec::new(),
             listen: Listen::default(),
             state_dir: default_state_dir(),
             server_name: DEFAULT_SERVER_NAME.into(),
@@ -347,6 +353,7 @@ pub fn parse(text: &str) -> Result<Config, Problem> {
         errors::describe(&path, e.inner())
     })?;
     de.end().map_err(|e| errors::describe("", &e))?;
+    servers::one_of(&plain)?;
     Ok(config)
 }
 
