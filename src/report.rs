@@ -157,7 +157,7 @@ pub fn compute(i: &Inputs) -> Report {
         let key = if meta {
             ""
         } else {
-            crate::server::meta_tools::upstream_name(i.catalog, name)
+            crate::catalog::exposed::upstream_name(i.catalog, name)
         };
         let w = ws.get(key);
         let reason = match w {
