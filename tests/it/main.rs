@@ -8,6 +8,7 @@ mod doctor;
 mod e2e;
 mod escapes;
 mod faults;
+mod fleet;
 mod report;
 mod server;
 
