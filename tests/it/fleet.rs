@@ -238,3 +238,83 @@ async fn servers_behind_one_mws_are_prefixed_routed_logged_and_independent() {
         assert!(p.exists(), "{} missing", p.display());
     }
 }
+
+/// A tool name that would pass 64 characters once a client adds `mcp__toolbox__` and the server
+/// prefix: listed shortened, callable under the short name (the server gets its own name), and
+/// named in `mws doctor` and `mws report`; a server that cannot start is a failed doctor check.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_names_are_shortened_callable_and_reported() {
+    let long = "a_tool_with_a_name_long_enough_to_pass_the_clients_limit";
+    let web = rmcp_upstream::start(false).await;
+    web.shared.extra.lock().unwrap().push(long.to_string());
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({
+        "servers": {
+            "web": {"url": web.url},
+            "vault": {"url": "https://${MWS_TEST_FLEET_UNSET}/mcp"}
+        },
+        "stateDir": dir.path().join("state"),
+        "transcripts": []
+    });
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+
+    let out = serve::mws()
+        .args(["--config", path.to_str().unwrap(), "doctor"])
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{doctor}");
+    let web_line = format!("web ({}): reachable", web.url);
+    assert!(doctor.contains(&web_line), "{doctor}");
+    let full = format!("web__{long}");
+    assert!(
+        doctor.contains(&format!(
+            "{full} is exposed as web__a_tool_with_a_name_long_enough_"
+        )),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("vault (https://${MWS_TEST_FLEET_UNSET}/mcp): not started"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("environment variable MWS_TEST_FLEET_UNSET is not set (in `url`)"),
+        "{doctor}"
+    );
+
+    let mut served = serve::start_in(dir, &config, &[]);
+    let all = call(&served.url, 1, "search_tools", json!({"query": ""})).await;
+    let text = said(&all);
+    let short = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .find(|w| w.starts_with("web__a_tool_with"))
+        .unwrap_or_else(|| panic!("no shortened name in {text}"))
+        .to_string();
+    assert!(short.len() + "mcp__toolbox__".len() <= 64, "{short}");
+    assert!(
+        !text.contains(&full),
+        "the full name is not exposed: {text}"
+    );
+    // The server receives its own name for it (the fixture answers that it has no such tool).
+    let r = call(&served.url, 2, &short, json!({})).await;
+    assert!(said(&r).contains(&format!("unknown tool {long}")), "{r}");
+    served.stop();
+
+    let out = serve::mws()
+        .args(["--config", path.to_str().unwrap(), "report", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let servers = &report["upstream"]["servers"];
+    assert_eq!(servers[0]["name"], "web");
+    assert_eq!(servers[0]["status"], "up");
+    assert_eq!(servers[0]["shortened"][0]["exposed"], json!(short));
+    assert_eq!(servers[0]["shortened"][0]["name"], json!(full));
+    assert_eq!(servers[1]["status"], "not started");
+}
