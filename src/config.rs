@@ -390,6 +390,7 @@ pub fn is_loopback(host: &str) -> bool {
 
 /// Expands `~` in every path field and `pinFiles` glob.
 fn finish(config: &mut Config) {
+    servers::prefix_pins(&mut config.pins, &config.servers);
     config.state_dir = expand_tilde(&config.state_dir);
     for t in &mut config.transcripts {
         t.root = expand_tilde(&t.root);

@@ -78,6 +78,10 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
         })?;
     crate::private_file::check_dir(&config.state_dir)?;
     let db = config.db_path();
+    if config.servers.iter().any(|s| s.adopts_upstream_history) {
+        let mut store = crate::store::Store::open(&db)?;
+        super::adopt_history(&config, &mut store, "mws")?;
+    }
     let upstream = crate::upstream::connect(&config);
     let log = LogSink::spawn(&db);
     let working_set = server::working_set::watch(&db);

@@ -26,6 +26,9 @@ pub struct Server {
     pub upstream: Upstream,
     /// Headers may go over plain `http://` to a host that is not loopback.
     pub allow_insecure_http: bool,
+    /// This server was the single `upstream` before: history stored without a server prefix is
+    /// renamed to its `<server>__<tool>` names (`store::adopt`), and so are unprefixed `pins`.
+    pub adopts_upstream_history: bool,
 }
 
 /// A server entry as written: both shapes in one, so an unknown field gets a did-you-mean over all
@@ -37,6 +40,8 @@ struct RawServer {
     #[serde(default, deserialize_with = "super::checked::headers")]
     headers: Option<BTreeMap<String, String>>,
     allow_insecure_http: Option<bool>,
+    #[serde(default)]
+    adopts_upstream_history: bool,
     command: Option<String>,
     args: Option<Vec<String>>,
     env: Option<BTreeMap<String, String>>,
@@ -72,6 +77,15 @@ impl<'de> Visitor<'de> for ServersVisitor {
             }
             let raw: super::checked::Object<RawServer> = map.next_value()?;
             let server = shape(&name, raw.0).map_err(de::Error::custom)?;
+            if server.adopts_upstream_history
+                && let Some(other) = out.iter().find(|s: &&Server| s.adopts_upstream_history)
+            {
+                return Err(de::Error::custom(format!(
+                    "`adoptsUpstreamHistory` is set on both \"{}\" and \"{name}\"; only the \
+                     server that was `upstream` takes over its history",
+                    other.name
+                )));
+            }
             out.push(server);
         }
         if out.is_empty() {
@@ -80,6 +94,23 @@ impl<'de> Visitor<'de> for ServersVisitor {
             ));
         }
         Ok(out)
+    }
+}
+
+/// `pins` without a configured server's prefix, prefixed with the server that adopts the
+/// former upstream's history (if one does).
+pub fn prefix_pins(pins: &mut [String], servers: &[Server]) {
+    let Some(heir) = servers.iter().find(|s| s.adopts_upstream_history) else {
+        return;
+    };
+    for p in pins {
+        let known = servers.iter().any(|s| {
+            p.strip_prefix(s.name.as_str())
+                .is_some_and(|r| r.starts_with("__"))
+        });
+        if !known {
+            *p = format!("{}__{p}", heir.name);
+        }
     }
 }
 
@@ -204,6 +235,7 @@ fn shape(name: &str, r: RawServer) -> Result<Server, String> {
         name: name.to_string(),
         upstream,
         allow_insecure_http: r.allow_insecure_http.unwrap_or(false),
+        adopts_upstream_history: r.adopts_upstream_history,
     })
 }
 

@@ -60,6 +60,11 @@ fn bad_servers_messages() {
              expected http:// or https:// and a host",
         ),
         (
+            r#"{"servers": {"a": {"command": "x", "adoptsUpstreamHistory": true}, "b": {"command": "y", "adoptsUpstreamHistory": true}}}"#,
+            "1:120: `servers`: `adoptsUpstreamHistory` is set on both \"a\" and \"b\"; only the \
+             server that was `upstream` takes over its history",
+        ),
+        (
             r#"{"servers": {}}"#,
             "1:14: `servers`: expected at least one server (or leave `servers` out and use \
              `upstream`)",
@@ -173,4 +178,16 @@ fn dollar_without_brace_stays() {
         expand_text("${", &none).unwrap_err(),
         "unclosed ${: write ${NAME}"
     );
+}
+
+#[test]
+fn unprefixed_pins_go_to_the_heir() {
+    let c = parse(
+        r#"{"servers": {"gh": {"command": "x", "adoptsUpstreamHistory": true}, "time": {"command": "y"}},
+            "pins": ["create_issue", "time__now", "gh__list"]}"#,
+    )
+    .unwrap();
+    let mut pins = c.pins.clone();
+    prefix_pins(&mut pins, &c.servers);
+    assert_eq!(pins, ["gh__create_issue", "time__now", "gh__list"]);
 }

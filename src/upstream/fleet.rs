@@ -67,6 +67,9 @@ pub(super) struct FleetInner {
     changes: tokio::sync::watch::Sender<u64>,
     pub notes: tokio::sync::broadcast::Sender<Value>,
     pub owners: Mutex<Owners>,
+    /// `stateDir/catalog.json`: the merged catalog, for the commands that read it offline
+    /// (`mws search`, `ingest`, `promote`'s fallback). Written only when every server has one.
+    merged_file: Option<PathBuf>,
 }
 
 #[derive(Clone)]
@@ -141,6 +144,7 @@ impl Fleet {
             members,
             name_budget(&config.server_name),
             Duration::from_millis(config.timeouts.list_ms),
+            Some(config.catalog_path()),
         )
     }
 
@@ -149,6 +153,7 @@ impl Fleet {
         members: Vec<Member>,
         budget: usize,
         list_budget: Duration,
+        merged_file: Option<PathBuf>,
     ) -> Arc<dyn Upstream> {
         let inner = Arc::new(FleetInner {
             members,
@@ -160,6 +165,7 @@ impl Fleet {
             changes: tokio::sync::watch::channel(0).0,
             notes: tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0,
             owners: Mutex::new(Owners::default()),
+            merged_file,
         });
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             for i in 0..inner.members.len() {
@@ -267,6 +273,14 @@ impl FleetInner {
             source,
             version: self.next_version.fetch_add(1, Ordering::Relaxed) + 1,
         };
+        if let Some(path) = &self.merged_file
+            && snaps.iter().all(Option::is_some)
+        {
+            let body = snap.catalog.to_value().to_string();
+            if let Err(e) = crate::private_file::write(path, body.as_bytes()) {
+                tracing::warn!("cannot write the merged catalog {}: {e}", path.display());
+            }
+        }
         let naming = Arc::new(naming);
         let counts = named.iter().map(|(_, c)| c.len()).collect();
         *merged = Some(Merged {

@@ -21,7 +21,7 @@ fn fleet(members: Vec<(&str, Arc<dyn Upstream>)>) -> Arc<dyn Upstream> {
         .into_iter()
         .map(|(n, up)| Member::new(n, up, None))
         .collect();
-    Fleet::assemble(members, 50, Duration::from_millis(200))
+    Fleet::assemble(members, 50, Duration::from_millis(200), None)
 }
 
 fn names(snap: &CatalogSnapshot) -> Vec<String> {
@@ -142,7 +142,7 @@ async fn a_server_never_started_serves_its_stored_catalog_and_says_why() {
         Member::new("db", stopped, Some(why)),
         Member::new("time", FakeUpstream::new(tools(&["get_time"])), None),
     ];
-    let f = Fleet::assemble(members, 50, Duration::from_millis(200));
+    let f = Fleet::assemble(members, 50, Duration::from_millis(200), None);
     assert_eq!(names(&f.catalog().await), ["db__query", "time__get_time"]);
     let e = call(&f, "db__query").await.unwrap_err();
     assert_eq!(

@@ -318,3 +318,29 @@ async fn long_names_are_shortened_callable_and_reported() {
     assert_eq!(servers[0]["shortened"][0]["name"], json!(full));
     assert_eq!(servers[1]["status"], "not started");
 }
+
+/// Moving a config from `upstream` to `servers`: the server marked `adoptsUpstreamHistory` takes
+/// over the working set and pins stored under the old unprefixed names.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_former_upstreams_working_set_and_pins_carry_over() {
+    let web = rmcp_upstream::start(false).await;
+    let config = json!({
+        "servers": {"web": {"url": web.url, "adoptsUpstreamHistory": true}},
+        "pins": ["add"],
+        "transcripts": []
+    });
+    let mut served = serve::start(&config, &["echo"]);
+    let list = post_modern(&served.url, 1, "tools/list", json!({})).await;
+    assert_eq!(
+        serve::names(&list),
+        ["search_tools", "call_tool", "web__echo", "web__add"]
+    );
+    let r = call(&served.url, 2, "web__echo", json!({"message": "moved"})).await;
+    assert!(!failed(&r), "{r}");
+    served.stop();
+    let stderr = served.stderr.lock().unwrap().join("\n");
+    assert!(
+        stderr.contains("history row(s) without a server prefix now count for server \"web\""),
+        "{stderr}"
+    );
+}
