@@ -276,10 +276,7 @@ impl FleetInner {
         if let Some(path) = &self.merged_file
             && snaps.iter().all(Option::is_some)
         {
-            let body = snap.catalog.to_value().to_string();
-            if let Err(e) = crate::private_file::write(path, body.as_bytes()) {
-                tracing::warn!("cannot write the merged catalog {}: {e}", path.display());
-            }
+            write_merged(path.clone(), snap.catalog.clone());
         }
         let naming = Arc::new(naming);
         let counts = named.iter().map(|(_, c)| c.len()).collect();
@@ -301,7 +298,17 @@ impl FleetInner {
     }
 
     /// Tells `changes()` subscribers when the merged catalog has a new version.
+    /// Before the first merge (no list served yet) there is nobody to tell, and merging for
+    /// each server that becomes ready would only delay that first list.
     async fn announce(&self) {
+        if self
+            .merged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none()
+        {
+            return;
+        }
         let (snap, _) = self.merge_now().await;
         self.changes.send_if_modified(|v| {
             let changed = *v != snap.version;
@@ -327,6 +334,21 @@ impl FleetInner {
         m.up.request(method, params, ctx)
             .await
             .map_err(|e| named(&m.name, e))
+    }
+}
+
+/// Writes the merged catalog off the request path (serializing and syncing ~0.5 MB at 1,000
+/// tools would hold up the list that produced it).
+fn write_merged(path: PathBuf, catalog: Arc<Catalog>) {
+    let work = move || {
+        let body = catalog.to_value().to_string();
+        if let Err(e) = crate::private_file::write(&path, body.as_bytes()) {
+            tracing::warn!("cannot write the merged catalog {}: {e}", path.display());
+        }
+    };
+    match tokio::runtime::Handle::try_current() {
+        Ok(rt) => drop(rt.spawn_blocking(work)),
+        Err(_) => work(),
     }
 }
 
