@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
@@ -26,11 +26,6 @@ use crate::config::{Config, servers};
 /// Where a server's own state lives under the state dir: `servers/<name>/`.
 pub const SERVERS_DIR: &str = "servers";
 
-/// First wait before asking a server with no catalog again; it doubles up to `RETRY_MAX`.
-/// Raising them asks a down server less often, and shows its tools later once it is back.
-const RETRY_START: Duration = Duration::from_secs(1);
-const RETRY_MAX: Duration = Duration::from_secs(60);
-
 /// One server behind the fleet.
 pub(super) struct Member {
     pub name: String,
@@ -41,7 +36,7 @@ pub(super) struct Member {
     pub target: String,
     /// True once it has a catalog to serve (stored or listed); `catalog()` then asks it without
     /// waiting.
-    ready: tokio::sync::watch::Sender<bool>,
+    pub ready: tokio::sync::watch::Sender<bool>,
 }
 
 impl Member {
@@ -169,62 +164,11 @@ impl Fleet {
         });
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             for i in 0..inner.members.len() {
-                rt.spawn(watch_member(Arc::downgrade(&inner), i));
-                rt.spawn(relay_notes(Arc::downgrade(&inner), i));
+                rt.spawn(super::fleet_watch::watch_member(Arc::downgrade(&inner), i));
+                rt.spawn(super::fleet_watch::relay_notes(Arc::downgrade(&inner), i));
             }
         }
         Arc::new(Fleet { inner })
-    }
-}
-
-/// Keeps member `i`'s readiness and the fleet's version current: asks for its catalog (waiting at
-/// most `listMs` when it has none), again on every change it announces, and with a growing pause
-/// while it has nothing.
-async fn watch_member(fleet: Weak<FleetInner>, i: usize) {
-    let (up, mut changes) = match fleet.upgrade() {
-        Some(f) => (f.members[i].up.clone(), f.members[i].up.changes()),
-        None => return,
-    };
-    let mut pause = RETRY_START;
-    loop {
-        let snap = up.catalog().await;
-        let has = snap.source != CatalogSource::None;
-        {
-            let Some(f) = fleet.upgrade() else { return };
-            if has {
-                f.members[i].ready.send_replace(true);
-            }
-            f.announce().await;
-        }
-        if has {
-            if changes.changed().await.is_err() {
-                return;
-            }
-        } else {
-            tokio::select! {
-                () = tokio::time::sleep(pause) => {}
-                r = changes.changed() => if r.is_err() { return },
-            }
-            pause = (pause * 2).min(RETRY_MAX);
-        }
-    }
-}
-
-/// Passes member `i`'s notifications (progress, log messages, resource updates) on.
-async fn relay_notes(fleet: Weak<FleetInner>, i: usize) {
-    let mut rx = match fleet.upgrade() {
-        Some(f) => f.members[i].up.notifications(),
-        None => return,
-    };
-    loop {
-        match rx.recv().await {
-            Ok(msg) => {
-                let Some(f) = fleet.upgrade() else { return };
-                let _ = f.notes.send(msg);
-            }
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-        }
     }
 }
 
@@ -300,7 +244,7 @@ impl FleetInner {
     /// Tells `changes()` subscribers when the merged catalog has a new version.
     /// Before the first merge (no list served yet) there is nobody to tell, and merging for
     /// each server that becomes ready would only delay that first list.
-    async fn announce(&self) {
+    pub async fn announce(&self) {
         if self
             .merged
             .lock()

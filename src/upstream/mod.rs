@@ -7,6 +7,7 @@ mod conn;
 pub mod fleet;
 mod fleet_route;
 mod fleet_status;
+mod fleet_watch;
 mod http;
 mod listing;
 mod probe;

@@ -344,3 +344,55 @@ async fn the_former_upstreams_working_set_and_pins_carry_over() {
         "{stderr}"
     );
 }
+
+/// `mws serve --stdio` in front of two servers (the rmcp fixture over HTTP and mcp-server-time
+/// over stdio): a legacy session lists and calls a tool of each under its prefixed name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stdio_serving_reaches_every_server() {
+    let web = rmcp_upstream::start(false).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({
+        "servers": {"web": {"url": web.url}, "time": {"command": mcp_server_time()}},
+        "pins": ["web__echo"],
+        "transcripts": []
+    });
+    let mut mws = serve::StdioServed::start(dir.path(), &config);
+    mws.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "fleet-test", "version": "1"}}}),
+    )
+    .await;
+    assert_eq!(mws.next().await["id"], 1);
+    mws.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    mws.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))
+        .await;
+    let list = mws.next().await;
+    assert_eq!(
+        serve::names(&list),
+        ["search_tools", "call_tool", "web__echo"]
+    );
+    let calls = [
+        (3, "web__echo", json!({"message": "via stdio"}), "via stdio"),
+        (
+            4,
+            "time__get_current_time",
+            json!({"timezone": "UTC"}),
+            "UTC",
+        ),
+    ];
+    for (id, name, args, want) in calls {
+        mws.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": name, "arguments": args}}))
+            .await;
+        let r = loop {
+            let m = mws.next().await;
+            if m["id"] == id {
+                break m;
+            }
+        };
+        assert!(!failed(&r) && said(&r).contains(want), "{name}: {r}");
+    }
+    mws.close().await;
+}
