@@ -32,6 +32,7 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     let mut demo_dir = None;
     if args.demo {
         config.upstream = crate::demo::demo_upstream_config();
+        config.servers.clear();
         // A few pins, so that the first tools/list already shows a working set.
         for pin in crate::demo::DEMO_PINS {
             if !config.pins.iter().any(|p| p == pin) {
