@@ -323,9 +323,19 @@ fn merged_source(sources: impl Iterator<Item = Option<CatalogSource>>) -> Catalo
     }
 }
 
-/// `e` with the server's name in its message (an upstream's own JSON-RPC error passes as is).
+/// `e` with the server's name in its message (an upstream's own JSON-RPC error keeps its code
+/// and data).
 pub fn named(server: &str, e: UpstreamError) -> UpstreamError {
     match e {
+        UpstreamError::Rpc {
+            code,
+            message,
+            data,
+        } => UpstreamError::Rpc {
+            code,
+            message: format!("server \"{server}\": {message}"),
+            data,
+        },
         UpstreamError::Unavailable(m) => {
             UpstreamError::Unavailable(format!("server \"{server}\": {m}"))
         }

@@ -59,7 +59,10 @@ async fn merged_names_and_calls_routed_to_their_server() {
     assert_eq!(a.seen()[0].params["name"], "search_tools");
     // Not listed (yet): routed by its prefix; the server's own error comes back.
     let e = call(&f, "time__later").await.unwrap_err();
-    assert_eq!(e.to_string(), "upstream error -32602: Unknown tool: later");
+    assert_eq!(
+        e.to_string(),
+        "upstream error -32602: server \"time\": Unknown tool: later"
+    );
     let e = call(&f, "nobody__x").await.unwrap_err();
     assert_eq!(
         e.to_string(),
