@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 pub mod check;
+pub mod exposed;
 
 /// The full upstream catalog: `tools/list` results concatenated over pages.
 #[derive(Debug, Clone, Default)]
@@ -19,6 +20,8 @@ pub struct Catalog {
     /// Tools left out because a client would reject them (`checked`): name (or `#position`) and
     /// why.
     rejected: Vec<(String, String)>,
+    /// Names the list held more than once (the first definition is kept), once each.
+    duplicates: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -35,11 +38,15 @@ impl Catalog {
     pub fn new(tools: Vec<Value>) -> Catalog {
         let mut kept = Vec::with_capacity(tools.len());
         let mut by_name = HashMap::with_capacity(tools.len());
+        let mut duplicates: Vec<String> = Vec::new();
         for t in tools {
             let Some(name) = t.get("name").and_then(Value::as_str) else {
                 continue;
             };
             if by_name.contains_key(name) {
+                if !duplicates.iter().any(|d| d == name) {
+                    duplicates.push(name.to_string());
+                }
                 continue;
             }
             let headers = t.get("inputSchema").is_some_and(names_a_param_header);
@@ -50,6 +57,7 @@ impl Catalog {
             tools: kept,
             by_name,
             rejected: Vec::new(),
+            duplicates,
         }
     }
 
@@ -86,6 +94,11 @@ impl Catalog {
     /// and why a client would reject it.
     pub fn rejected(&self) -> &[(String, String)] {
         &self.rejected
+    }
+
+    /// Names the list held more than once; the first definition of each is the one kept.
+    pub fn duplicates(&self) -> &[String] {
+        &self.duplicates
     }
 
     /// Accepts a tools/list result (`{"tools": [...]}`), a JSON-RPC response holding one, or a bare

@@ -10,9 +10,11 @@ mod checked;
 mod errors;
 pub(crate) mod jsonc;
 mod raw;
+pub mod servers;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
+pub use servers::Server;
 
 /// Default listen port.
 pub const DEFAULT_PORT: u16 = 4484;
@@ -27,6 +29,9 @@ pub const DEFAULT_SERVER_NAME: &str = "toolbox";
 pub struct Config {
     #[serde(deserialize_with = "checked::object")]
     pub upstream: Upstream,
+    /// Several upstreams by name (docs/configuration.md#servers); empty means `upstream` alone.
+    #[serde(deserialize_with = "servers::servers")]
+    pub servers: Vec<Server>,
     #[serde(deserialize_with = "checked::object")]
     pub listen: Listen,
     #[serde(deserialize_with = "checked::dir_path")]
@@ -43,9 +48,6 @@ pub struct Config {
     pub timeouts: Timeouts,
     pub compact_descriptions: bool,
     pub search_aliases: BTreeMap<String, Vec<String>>,
-    /// The servers behind mws, name → entry, kept as JSON here: ingest reads the names and each
-    /// entry's `aliases` (`ingest::names::Servers`).
-    pub servers: serde_json::Map<String, serde_json::Value>,
 }
 
 /// Where the upstream MCP server is: Streamable HTTP or a stdio child.
@@ -179,6 +181,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             upstream: Upstream::default(),
+            servers: Vec::new(),
             listen: Listen::default(),
             state_dir: default_state_dir(),
             server_name: DEFAULT_SERVER_NAME.into(),
@@ -190,7 +193,6 @@ impl Default for Config {
             timeouts: Timeouts::default(),
             compact_descriptions: false,
             search_aliases: BTreeMap::new(),
-            servers: serde_json::Map::new(),
         }
     }
 }
@@ -351,6 +353,7 @@ pub fn parse(text: &str) -> Result<Config, Problem> {
         errors::describe(&path, e.inner())
     })?;
     de.end().map_err(|e| errors::describe("", &e))?;
+    servers::one_of(&plain)?;
     Ok(config)
 }
 
@@ -387,6 +390,7 @@ pub fn is_loopback(host: &str) -> bool {
 
 /// Expands `~` in every path field and `pinFiles` glob.
 fn finish(config: &mut Config) {
+    servers::prefix_pins(&mut config.pins, &config.servers);
     config.state_dir = expand_tilde(&config.state_dir);
     for t in &mut config.transcripts {
         t.root = expand_tilde(&t.root);

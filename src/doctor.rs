@@ -4,6 +4,7 @@
 
 pub mod checks;
 pub mod port;
+pub mod servers;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -36,7 +37,8 @@ impl Status {
 /// One check's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
-    /// `config`, `state dir`, `database`, `permissions`, `upstream`, `transcripts`, `port`.
+    /// `config`, `state dir`, `database`, `permissions`, `upstream` (or one `server` per server),
+    /// `transcripts`, `port`.
     pub name: &'static str,
     pub status: Status,
     /// One line: what was found.
@@ -111,7 +113,11 @@ pub fn diagnose(flag: Option<&Path>, now: OffsetDateTime) -> Diagnosis {
         list.push(checks::state_dir(&config));
         list.push(checks::database(&config));
         list.extend(checks::permissions(&config));
-        list.push(checks::upstream(&config, &config_path));
+        if config.servers.is_empty() {
+            list.push(checks::upstream(&config, &config_path));
+        } else {
+            list.extend(servers::checks(&config, &config_path));
+        }
         list.extend(checks::transcripts(&config, &config_path, now));
         list.push(port::check(&config, &config_path));
     } else {

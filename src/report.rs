@@ -85,6 +85,33 @@ pub struct UpstreamInfo {
     pub error: Option<String>,
     /// Where the catalog in this report came from: `live`, `memory`, `catalog.json` or `none`.
     pub catalog_source: String,
+    /// With `servers`: each server, in config order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub servers: Vec<ServerInfo>,
+}
+
+/// One server behind mws (`servers`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerInfo {
+    pub name: String,
+    pub target: String,
+    /// `up`, `down` or `not started`.
+    pub status: String,
+    pub era: Option<String>,
+    /// Its tools in the catalog being served.
+    pub tools: usize,
+    pub error: Option<String>,
+    /// Names shortened to fit clients' 64-character limit: `{exposed, name}`.
+    pub shortened: Vec<Shortened>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Shortened {
+    /// The name clients see.
+    pub exposed: String,
+    /// `<server>__<tool>` in full.
+    pub name: String,
 }
 
 /// Everything `compute` reads.
@@ -157,7 +184,7 @@ pub fn compute(i: &Inputs) -> Report {
         let key = if meta {
             ""
         } else {
-            crate::server::meta_tools::upstream_name(i.catalog, name)
+            crate::catalog::exposed::upstream_name(i.catalog, name)
         };
         let w = ws.get(key);
         let reason = match w {

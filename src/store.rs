@@ -2,6 +2,7 @@
 //! module and its children (`store/*.rs`), one file per concern. Must not decide anything: the
 //! rules (promotion, matching, reporting) are in the pure modules that call it.
 
+pub mod adopt;
 pub mod calls;
 pub mod catalog;
 pub mod clean;

@@ -88,3 +88,26 @@ pub fn not_built(command: &str) -> CmdResult {
     eprintln!("mws {command}: not built yet");
     Ok(2)
 }
+
+/// With a server marked `adoptsUpstreamHistory`: the former single upstream's history, stored
+/// without a server prefix, is renamed to that server's `<server>__<tool>` names
+/// (`store::adopt`); said on stderr as `<who>: ...` when any row moved.
+pub fn adopt_history(
+    config: &crate::config::Config,
+    store: &mut crate::store::Store,
+    who: &str,
+) -> anyhow::Result<()> {
+    let Some(heir) = config.servers.iter().find(|s| s.adopts_upstream_history) else {
+        return Ok(());
+    };
+    let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+    let n = store.adopt_unprefixed(&heir.name, &names)?;
+    if n > 0 {
+        eprintln!(
+            "{who}: {n} history row(s) without a server prefix now count for server \"{}\" \
+             ({}__<tool>)",
+            heir.name, heir.name
+        );
+    }
+    Ok(())
+}

@@ -36,6 +36,9 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
             eprintln!("mws promote: ingest: {}: {}", Safe(path), Safe(message));
         }
     }
+    if !args.dry_run {
+        super::adopt_history(&config, &mut store, "mws promote")?;
+    }
     let (catalog, source) = reality_catalog(&config);
     let (declared_seen, warnings) = pin_files::scan(&config.pin_files);
     for w in warnings {

@@ -78,6 +78,36 @@ pub fn upstream_info(config: &Config, p: &probe::Probe) -> UpstreamInfo {
         server_version: field("version"),
         error: p.status.last_error.clone(),
         catalog_source: p.catalog_source.to_string(),
+        servers: p.status.servers.iter().map(server_info).collect(),
+    }
+}
+
+fn server_info(s: &crate::upstream::ServerState) -> report::ServerInfo {
+    let status = if s.start_error.is_some() {
+        "not started"
+    } else if s.status.reachable {
+        "up"
+    } else {
+        "down"
+    };
+    report::ServerInfo {
+        name: s.name.clone(),
+        target: s.target.clone(),
+        status: status.into(),
+        era: s.status.era.map(|e| e.as_str().to_string()),
+        tools: s.tools,
+        error: s
+            .start_error
+            .clone()
+            .or_else(|| s.status.last_error.clone()),
+        shortened: s
+            .shortened
+            .iter()
+            .map(|(exposed, name)| report::Shortened {
+                exposed: exposed.clone(),
+                name: name.clone(),
+            })
+            .collect(),
     }
 }
 

@@ -32,6 +32,7 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     let mut demo_dir = None;
     if args.demo {
         config.upstream = crate::demo::demo_upstream_config();
+        config.servers.clear();
         // A few pins, so that the first tools/list already shows a working set.
         for pin in crate::demo::DEMO_PINS {
             if !config.pins.iter().any(|p| p == pin) {
@@ -76,6 +77,10 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     })?;
     crate::private_file::check_dir(&config.state_dir)?;
     let db = config.db_path();
+    if config.servers.iter().any(|s| s.adopts_upstream_history) {
+        let mut store = crate::store::Store::open(&db)?;
+        super::adopt_history(&config, &mut store, "mws")?;
+    }
     let upstream = crate::upstream::connect(&config);
     let log = LogSink::spawn(&db);
     let working_set = server::working_set::watch(&db);

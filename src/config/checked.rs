@@ -77,18 +77,7 @@ pub fn http_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
     let Some(s) = Option::<String>::deserialize(d)? else {
         return Ok(None);
     };
-    let want = "expected http:// or https:// and a host";
-    let url = reqwest::Url::parse(&s)
-        .map_err(|e| de::Error::custom(format!("not a URL ({e}): {want}")))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(de::Error::custom(format!(
-            "a URL with scheme {:?} is not supported: {want}",
-            url.scheme()
-        )));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(de::Error::custom(format!("not a URL (no host): {want}")));
-    }
+    super::servers::check_url(&s).map_err(de::Error::custom)?;
     Ok(Some(s))
 }
 

@@ -35,7 +35,7 @@ fn messages() {
         ),
         (
             "{\"zzz\": 1}",
-            "1:6: `zzz`: unknown field, expected one of `upstream`, `listen`, `stateDir`, \
+            "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
              `timeouts`, `compactDescriptions`, `searchAliases`, `servers`",
         ),

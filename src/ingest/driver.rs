@@ -60,7 +60,7 @@ pub fn ingest_with(
 ) -> anyhow::Result<IngestSummary> {
     let mut summary = IngestSummary::default();
     let catalog = catalog_names(config, store)?;
-    let servers = Servers::from_json(&config.servers);
+    let servers = Servers::from_config(&config.servers);
     let names: Vec<Names> = config
         .transcripts
         .iter()

@@ -28,22 +28,12 @@ pub struct Names {
 pub struct Servers(pub BTreeMap<String, Vec<String>>);
 
 impl Servers {
-    /// From the config's `servers` object: its keys, and each entry's `aliases` (strings; anything
-    /// else in an entry is not read here).
-    pub fn from_json(servers: &serde_json::Map<String, serde_json::Value>) -> Servers {
+    /// From the config's `servers`: each name with its `aliases`.
+    pub fn from_config(servers: &[crate::config::Server]) -> Servers {
         Servers(
             servers
                 .iter()
-                .map(|(name, entry)| {
-                    let aliases = entry
-                        .get("aliases")
-                        .and_then(|a| a.as_array())
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|a| a.as_str().map(str::to_string))
-                        .collect();
-                    (name.clone(), aliases)
-                })
+                .map(|s| (s.name.clone(), s.aliases.clone()))
                 .collect(),
         )
     }

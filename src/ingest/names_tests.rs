@@ -146,14 +146,16 @@ fn colliding_normal_forms_stay_as_seen() {
 }
 
 fn direct() -> Names {
-    let servers = Servers::from_json(
-        serde_json::json!({
-            "github": {"url": "https://x/mcp", "aliases": ["gh", "github-old"]},
-            "time": {"command": "uvx"},
-            "toolbox": {"command": "shadowed"}
-        })
-        .as_object()
-        .unwrap(),
+    let alias = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let servers = Servers(
+        [
+            ("github", alias(&["gh", "github-old"])),
+            ("time", alias(&[])),
+            ("toolbox", alias(&[])),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect(),
     );
     Names::new(
         &["toolbox"],

@@ -35,6 +35,9 @@ pub fn text(r: &Report, style: Style) -> String {
         r.tokenizer
     );
     let _ = writeln!(out, "{}", safe(&upstream_line(r)));
+    for line in server_lines(r) {
+        let _ = writeln!(out, "{}", safe(&line));
+    }
 
     out.push_str("\nWhat a client is sent with every request\n");
     out.push_str(&sizes_table(r, style));
@@ -126,6 +129,32 @@ pub fn text(r: &Report, style: Style) -> String {
             ]);
         }
         let _ = writeln!(out, "{t}");
+    }
+    out
+}
+
+/// One line per server of `servers` (era, tools, status, last error), then its shortened names.
+fn server_lines(r: &Report) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in &r.upstream.servers {
+        let mut parts = vec![
+            format!("  server {} ({})", s.name, s.target),
+            s.status.clone(),
+        ];
+        if let Some(era) = &s.era {
+            parts.push(era.clone());
+        }
+        parts.push(format!("{} tools", s.tools));
+        if let Some(e) = &s.error {
+            parts.push(e.clone());
+        }
+        out.push(parts.join(" · "));
+        for n in &s.shortened {
+            out.push(format!(
+                "    {} shortened to {} (64-character limit)",
+                n.name, n.exposed
+            ));
+        }
     }
     out
 }

@@ -162,6 +162,7 @@ impl Upstream for FakeUpstream {
             reachable: up,
             last_error: (!up).then(|| "connection refused".into()),
             list_error: None,
+            servers: Vec::new(),
         }
     }
 

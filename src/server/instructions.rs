@@ -46,6 +46,8 @@ pub struct Facts<'a> {
     pub listed: usize,
     pub hints: &'a BTreeMap<String, String>,
     pub upstream_instructions: Option<&'a str>,
+    /// With `servers`: the servers that are down (not started, or their last contact failed).
+    pub down: &'a [String],
 }
 
 pub fn instructions(f: &Facts) -> String {
@@ -73,6 +75,13 @@ pub fn instructions(f: &Facts) -> String {
             })
             .collect();
         s.push_str(&format!(" Backends: {}.", parts.join(", ")));
+    }
+    if !f.down.is_empty() {
+        s.push_str(&format!(
+            " Down right now: {}. Their tools are still listed and found by search_tools, but \
+             calls to them fail until they are back; say so if a task needs one.",
+            f.down.join(", ")
+        ));
     }
     if let Some(up) = f
         .upstream_instructions
@@ -124,6 +133,7 @@ mod tests {
             listed: 1,
             hints: &hints,
             upstream_instructions: Some("Be nice."),
+            down: &[],
         };
         let text = instructions(&up);
         assert!(text.contains("has 3 tools; 1 of them"), "{text}");
@@ -135,5 +145,18 @@ mod tests {
             ..up
         };
         assert!(instructions(&down).contains("upstream MCP server is down"));
+        let one_down = ["github".to_string()];
+        let some = Facts {
+            down: &one_down,
+            ..up
+        };
+        assert!(
+            instructions(&some).contains(
+                "Down right now: github. Their tools are still listed and found by search_tools, \
+                 but calls to them fail until they are back"
+            ),
+            "{}",
+            instructions(&some)
+        );
     }
 }

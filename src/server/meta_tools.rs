@@ -1,96 +1,27 @@
 //! The two meta-tools every client sees first: their definitions (honest annotations, alwaysLoad),
 //! `search_tools`' query, the forgiving parts of `call_tool` (name resolution, argument parsing,
-//! did-you-mean), and the names of upstream tools that share a meta-tool's name. Pure: the
-//! handler does the calling and logging. Must not do I/O.
-//!
-//! One rule for an upstream tool named `search_tools` or `call_tool`: clients see it as
-//! `upstream__search_tools` / `upstream__call_tool` (`SHADOWED_PREFIX`) everywhere (listing, search
-//! results and templates, `call_tool`, direct `tools/call`, did-you-mean), and the bare names always
-//! mean mws's own meta-tools. A call is sent upstream, and logged, under the upstream's own name.
+//! did-you-mean). The names clients see for upstream tools (a tool named like a meta-tool, a
+//! server's prefix, a shortened name) are `catalog::exposed`'s. Pure: the handler does the calling
+//! and logging. Must not do I/O.
 
 use std::borrow::Cow;
-use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
+pub use crate::catalog::exposed::{
+    CALL_TOOL, SEARCH_TOOLS, SHADOWED_PREFIX, exposed_catalog, exposed_name, is_meta, renamed,
+    shadowed, upstream_name,
+};
 use crate::config::Config;
 use crate::mcp::mark_always_load;
 use crate::server::instructions::backends;
-
-pub const SEARCH_TOOLS: &str = "search_tools";
-pub const CALL_TOOL: &str = "call_tool";
 
 /// How many close names an unknown-tool error suggests. Raising it lengthens the error text.
 pub const SUGGESTIONS: usize = 3;
 
 /// Most backends named in `search_tools`' description. Raising it grows every listing.
 pub const MAX_BACKENDS_DESCRIBED: usize = 20;
-
-/// What clients see before the name of an upstream tool named like a meta-tool. It reads as
-/// the tool's server (`upstream`) in the `<server>__<tool>` form of gateways.
-pub const SHADOWED_PREFIX: &str = "upstream__";
-
-pub fn is_meta(name: &str) -> bool {
-    name == SEARCH_TOOLS || name == CALL_TOOL
-}
-
-/// The name clients see for the upstream tool `name`: `upstream__<name>` for a meta-tool's name,
-/// else `name` itself. `None` when the upstream also has a tool of that `upstream__` name (that
-/// tool keeps it, and the meta-named one is not exposed).
-pub fn exposed_name<'a>(catalog: &Catalog, name: &'a str) -> Option<Cow<'a, str>> {
-    if !is_meta(name) {
-        return Some(Cow::Borrowed(name));
-    }
-    let alias = format!("{SHADOWED_PREFIX}{name}");
-    (!catalog.contains(&alias)).then_some(Cow::Owned(alias))
-}
-
-/// The upstream's name for a name a client used: `upstream__search_tools` → `search_tools`
-/// (unless the upstream has a tool literally named `upstream__search_tools`), else the name.
-pub fn upstream_name<'a>(catalog: &Catalog, name: &'a str) -> &'a str {
-    match name.strip_prefix(SHADOWED_PREFIX) {
-        Some(rest) if is_meta(rest) && !catalog.contains(name) => rest,
-        _ => name,
-    }
-}
-
-/// The upstream tools named like a meta-tool, with the name clients see (`None`: not exposed).
-pub fn shadowed(catalog: &Catalog) -> Vec<(&'static str, Option<String>)> {
-    [SEARCH_TOOLS, CALL_TOOL]
-        .into_iter()
-        .filter(|m| catalog.contains(m))
-        .map(|m| (m, exposed_name(catalog, m).map(Cow::into_owned)))
-        .collect()
-}
-
-/// The catalog as clients see it (search runs on it): tools named like a meta-tool renamed per
-/// `exposed_name`. The same `Arc` when the upstream has none (nearly always).
-pub fn exposed_catalog(catalog: &Arc<Catalog>) -> Arc<Catalog> {
-    if shadowed(catalog).is_empty() {
-        return catalog.clone();
-    }
-    let tools = catalog
-        .tools()
-        .iter()
-        .filter_map(|t| {
-            let name = t.get("name").and_then(Value::as_str).unwrap_or("");
-            match exposed_name(catalog, name)? {
-                Cow::Borrowed(_) => Some(t.clone()),
-                Cow::Owned(alias) => Some(renamed(t.clone(), alias)),
-            }
-        })
-        .collect();
-    Arc::new(Catalog::new(tools))
-}
-
-/// `tool` with its `name` replaced (key order kept).
-pub fn renamed(mut tool: Value, name: String) -> Value {
-    if let Some(n) = tool.get_mut("name") {
-        *n = Value::String(name);
-    }
-    tool
-}
 
 /// `search_tools`' `query`: a string within the search bounds. Anything else is refused with the
 /// text the model reads (as a tool error, like `call_tool`'s bad arguments).

@@ -179,12 +179,19 @@ impl Proxy {
         let snap = self.upstream.catalog().await;
         let ws = self.working_set.borrow().clone();
         let status = self.upstream.status();
+        let down: Vec<String> = status
+            .servers
+            .iter()
+            .filter(|s| s.down())
+            .map(|s| s.name.clone())
+            .collect();
         instructions::instructions(&Facts {
             catalog: &snap.catalog,
             have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),
             listed: listed_names(&snap.catalog, &ws, &self.config).len(),
             hints: &self.config.backend_hints,
             upstream_instructions: status.instructions.as_deref(),
+            down: &down,
         })
     }
 

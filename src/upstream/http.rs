@@ -45,13 +45,20 @@ pub struct HttpWire {
     on_note: OnNotification,
 }
 
+/// One HTTP client for every wire of the process: building one loads the TLS roots (a few ms),
+/// which ten servers would pay ten times at startup; connections are pooled per host anyway.
+fn shared_client() -> reqwest::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(reqwest::Client::new).clone()
+}
+
 impl HttpWire {
     pub fn new(cfg: HttpUpstream, on_note: OnNotification) -> HttpWire {
         HttpWire {
             url: reqwest::Url::parse(&cfg.url).ok(),
             shown: redact::url(&cfg.url),
             cfg,
-            client: reqwest::Client::new(),
+            client: shared_client(),
             session: Mutex::new(None),
             listener: Mutex::new(None),
             on_note,

@@ -4,6 +4,10 @@
 
 mod cache;
 mod conn;
+pub mod fleet;
+mod fleet_route;
+mod fleet_status;
+mod fleet_watch;
 mod http;
 mod listing;
 mod probe;
@@ -12,6 +16,7 @@ pub mod related;
 mod remembered;
 mod resume;
 mod stdio;
+mod stopped;
 mod wire;
 
 pub use conn::CLIENT_NAME;
@@ -62,6 +67,32 @@ pub struct UpstreamStatus {
     /// The upstream answered `tools/list` with something unusable (not a tools array, an
     /// error): what and what was expected. Kept until a list succeeds, even while calls do.
     pub list_error: Option<String>,
+    /// With `servers`: each server's own state, in config order (empty with `upstream`).
+    pub servers: Vec<ServerState>,
+}
+
+/// One server behind mws (`servers`), for the instructions, `mws doctor` and `mws report`.
+#[derive(Debug, Clone, Default)]
+pub struct ServerState {
+    pub name: String,
+    /// Its URL or command line, credentials masked.
+    pub target: String,
+    pub status: UpstreamStatus,
+    /// Tools it has in the catalog being served.
+    pub tools: usize,
+    /// Why it was not started (an unset `${VAR}`, a refused URL).
+    pub start_error: Option<String>,
+    /// (exposed, `<server>__<tool>`) for each name shortened to fit the client's limit.
+    pub shortened: Vec<(String, String)>,
+    /// Duplicate tools, tools named like a meta-tool, names already taken.
+    pub warnings: Vec<String>,
+}
+
+impl ServerState {
+    /// Not started, or its last contact failed.
+    pub fn down(&self) -> bool {
+        self.start_error.is_some() || (!self.status.reachable && self.status.last_error.is_some())
+    }
 }
 
 /// Who is calling, passed from the downstream request to the upstream one.
@@ -152,12 +183,20 @@ pub trait Upstream: Send + Sync + 'static {
 /// Connects to the configured upstream (HTTP or stdio child). Returns at once: negotiation and
 /// the first list happen in the background, and `catalog()` serves `catalog.json` meanwhile.
 pub fn connect(config: &Config) -> Arc<dyn Upstream> {
-    Remote::connect(config)
+    if config.servers.is_empty() {
+        Remote::connect(config)
+    } else {
+        fleet::Fleet::connect(config)
+    }
 }
 
 /// The configured upstream as a user would recognise it: the URL, or the command line, with
 /// credentials masked (`redact`).
 pub fn target(config: &Config) -> String {
+    if !config.servers.is_empty() {
+        let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        return format!("{} servers ({})", names.len(), names.join(", "));
+    }
     match &config.upstream {
         crate::config::Upstream::Http(h) => redact::url(&h.url),
         crate::config::Upstream::Stdio(s) => redact::text(

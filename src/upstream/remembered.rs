@@ -35,6 +35,7 @@ pub fn load(path: &Path) -> Option<UpstreamStatus> {
         reachable: false,
         last_error: None,
         list_error: None,
+        servers: Vec::new(),
     })
 }
 
@@ -77,6 +78,7 @@ mod tests {
             reachable: true,
             last_error: None,
             list_error: None,
+            servers: Vec::new(),
         };
         store(&path, &render(&s));
         let back = load(&path).unwrap();

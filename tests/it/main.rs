@@ -9,6 +9,7 @@ mod doctor;
 mod e2e;
 mod escapes;
 mod faults;
+mod fleet;
 mod report;
 mod server;
 

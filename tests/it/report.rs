@@ -47,6 +47,7 @@ fn unreachable_upstream() -> UpstreamInfo {
         server_version: None,
         error: Some("connection refused".into()),
         catalog_source: "catalog.json".into(),
+        servers: Vec::new(),
     }
 }
 

@@ -1,0 +1,193 @@
+//! `servers` as data: each bad input and the message a user sees; `${VAR}` expansion and the
+//! plain-http refusal.
+
+use std::collections::HashMap;
+
+use super::*;
+use crate::config::parse;
+
+fn outcome(input: &str) -> String {
+    match parse(input) {
+        Ok(c) => format!("ok {}", c.servers.len()),
+        Err(p) => format!("{}:{}: {}", p.line, p.column, p.message),
+    }
+}
+
+#[test]
+fn bad_servers_messages() {
+    let cases = [
+        (
+            r#"{"servers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}, "gh": {"url": "https://x.example/mcp", "headers": {"Authorization": "Bearer ${GH}"}}}}"#,
+            "ok 2",
+        ),
+        (
+            r#"{"servers": {"a": {"command": "x"}, "a": {"command": "y"}}}"#,
+            "1:39: `servers`: server name \"a\" appears twice; each server needs its own name",
+        ),
+        (
+            r#"{"servers": {"my server": {"command": "x"}}}"#,
+            "1:24: `servers`: server name \"my server\" cannot be used: a server name is 1 to 24 of \
+             A-Z a-z 0-9 _ -, starts with a letter or digit and has no \"__\" (it becomes the tool \
+             name prefix <server>__)",
+        ),
+        (
+            r#"{"servers": {"a__b": {"command": "x"}}}"#,
+            "1:19: `servers`: server name \"a__b\" cannot be used: a server name is 1 to 24 of \
+             A-Z a-z 0-9 _ -, starts with a letter or digit and has no \"__\" (it becomes the tool \
+             name prefix <server>__)",
+        ),
+        (
+            r#"{"servers": {"a": {"command": "x", "argz": []}}}"#,
+            "1:41: `servers.a.argz`: unknown field, did you mean `args`?",
+        ),
+        (
+            r#"{"servers": {"a": {"url": "https://h/mcp", "allowInsecureHTTP": true}}}"#,
+            "1:62: `servers.a.allowInsecureHTTP`: unknown field, did you mean `allowInsecureHttp`?",
+        ),
+        (
+            r#"{"servers": {"a": {"url": "https://h/mcp", "command": "x"}}}"#,
+            "1:59: `servers`: server \"a\": set either `url` (Streamable HTTP) or `command` (a \
+             stdio child), not both",
+        ),
+        (
+            r#"{"servers": {"a": {"command": "x", "headers": {"A": "b"}}}}"#,
+            "1:58: `servers`: server \"a\": `headers` belongs to an HTTP server (`url`), not to \
+             `command`",
+        ),
+        (
+            r#"{"servers": {"a": {"url": "ftp://h/x"}}}"#,
+            "1:39: `servers`: server \"a\": `url`: a URL with scheme \"ftp\" is not supported: \
+             expected http:// or https:// and a host",
+        ),
+        (
+            r#"{"servers": {"a": {"command": "x", "adoptsUpstreamHistory": true}, "b": {"command": "y", "adoptsUpstreamHistory": true}}}"#,
+            "1:120: `servers`: `adoptsUpstreamHistory` is set on both \"a\" and \"b\"; only the \
+             server that was `upstream` takes over its history",
+        ),
+        (
+            r#"{"servers": {}}"#,
+            "1:14: `servers`: expected at least one server (or leave `servers` out and use \
+             `upstream`)",
+        ),
+        (
+            r#"{"servers": []}"#,
+            "1:12: `servers`: expected an object of server name to server, found an array",
+        ),
+        (
+            r#"{"upstream": {"command": "x"}, "servers": {"a": {"command": "y"}}}"#,
+            "0:0: set either `upstream` (one server, tool names as it names them) or `servers` \
+             (several, tool names `<server>__<tool>`), not both",
+        ),
+    ];
+    let mut failed = Vec::new();
+    for (input, want) in cases {
+        let got = outcome(input);
+        if got != want {
+            failed.push(format!("{input}\n  want {want}\n  got  {got}"));
+        }
+    }
+    assert!(failed.is_empty(), "\n{}", failed.join("\n"));
+}
+
+#[test]
+fn servers_keep_file_order() {
+    let c = parse(r#"{"servers": {"zeta": {"command": "z"}, "alpha": {"command": "a"}}}"#).unwrap();
+    let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["zeta", "alpha"]);
+}
+
+fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+    let m: HashMap<String, String> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    move |k: &str| m.get(k).cloned()
+}
+
+fn server(json: &str) -> Server {
+    let c = parse(&format!(r#"{{"servers": {{"s": {json}}}}}"#)).unwrap();
+    c.servers.into_iter().next().unwrap()
+}
+
+#[test]
+fn expansion_and_refusals() {
+    let vars = env(&[
+        ("TOKEN", "t0k"),
+        ("HOST", "mcp.example.com"),
+        ("DIR", "/data"),
+    ]);
+    let cases = [
+        (
+            r#"{"command": "srv", "args": ["--root", "${DIR}/x"], "env": {"K": "${TOKEN}"}}"#,
+            "stdio srv [\"--root\", \"/data/x\"] {\"K\": \"t0k\"}",
+        ),
+        (
+            r#"{"command": "srv", "args": ["${NOPE}"]}"#,
+            "server \"s\": environment variable NOPE is not set (in `args[0]`)",
+        ),
+        (
+            r#"{"command": "srv", "env": {"K": "${MISSING}"}}"#,
+            "server \"s\": environment variable MISSING is not set (in `env.K`)",
+        ),
+        (
+            r#"{"url": "https://${HOST}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}"#,
+            "http https://mcp.example.com/mcp 1",
+        ),
+        (
+            r#"{"url": "https://${NOHOST}/mcp"}"#,
+            "server \"s\": environment variable NOHOST is not set (in `url`)",
+        ),
+        (
+            r#"{"url": "https://h/mcp", "headers": {"Authorization": "Bearer ${UNSET_TOKEN}"}}"#,
+            "server \"s\": environment variable UNSET_TOKEN is not set (in `headers.Authorization`)",
+        ),
+        (
+            r#"{"url": "http://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}"#,
+            "server \"s\": refusing to send `headers` over plain http:// to a host that is not \
+             loopback (a token would cross the network in clear); use https://, or set \
+             \"allowInsecureHttp\": true on this server if the network is trusted",
+        ),
+        (
+            r#"{"url": "http://mcp.example.com/mcp", "headers": {"A": "b"}, "allowInsecureHttp": true}"#,
+            "http http://mcp.example.com/mcp 1",
+        ),
+        (
+            r#"{"url": "http://127.0.0.1:9/mcp", "headers": {"A": "b"}}"#,
+            "http http://127.0.0.1:9/mcp 1",
+        ),
+        (
+            r#"{"url": "http://mcp.example.com/mcp"}"#,
+            "http http://mcp.example.com/mcp 0",
+        ),
+    ];
+    for (json, want) in cases {
+        let got = match expand(&server(json), &vars) {
+            Ok(Upstream::Stdio(s)) => format!("stdio {} {:?} {:?}", s.command, s.args, s.env),
+            Ok(Upstream::Http(h)) => format!("http {} {}", h.url, h.headers.len()),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(got, want, "{json}");
+    }
+}
+
+#[test]
+fn dollar_without_brace_stays() {
+    let none = env(&[]);
+    assert_eq!(expand_text("a$b $ {c}", &none).unwrap(), "a$b $ {c}");
+    assert_eq!(
+        expand_text("${", &none).unwrap_err(),
+        "unclosed ${: write ${NAME}"
+    );
+}
+
+#[test]
+fn unprefixed_pins_go_to_the_heir() {
+    let c = parse(
+        r#"{"servers": {"gh": {"command": "x", "adoptsUpstreamHistory": true}, "time": {"command": "y"}},
+            "pins": ["create_issue", "time__now", "gh__list"]}"#,
+    )
+    .unwrap();
+    let mut pins = c.pins.clone();
+    prefix_pins(&mut pins, &c.servers);
+    assert_eq!(pins, ["gh__create_issue", "time__now", "gh__list"]);
+}

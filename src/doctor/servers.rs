@@ -1,0 +1,119 @@
+//! `mws doctor` with `servers`: one check per server (era, tools, status, last error, the names
+//! shortened to fit clients' limit and the warnings of its catalog), probed together through the
+//! same fleet the proxy runs. Must not write anything.
+
+use std::path::Path;
+
+use super::Check;
+use crate::config::Config;
+use crate::probe;
+use crate::upstream::ServerState;
+
+/// Each server of `config.servers`, probed within `timeouts.listMs`.
+pub fn checks(config: &Config, config_path: &Path) -> Vec<Check> {
+    let cfg = config_path.display().to_string();
+    match probe::for_command(config) {
+        Ok(p) => p.status.servers.iter().map(|s| check(s, &cfg)).collect(),
+        Err(e) => vec![Check::fail(
+            "server",
+            format!("the servers could not be asked: {e}"),
+            "run `MWS_LOG=debug mws doctor` to see why",
+        )],
+    }
+}
+
+/// One server's check.
+pub fn check(s: &ServerState, cfg: &str) -> Check {
+    let head = format!("{} ({})", s.name, s.target);
+    let fix_entry = format!("fix \"servers\".\"{}\" in {cfg}", s.name);
+    let mut c = if let Some(why) = &s.start_error {
+        Check::fail("server", format!("{head}: not started"), fix_entry).detail(why.clone())
+    } else if let Some(e) = &s.status.list_error {
+        Check::fail(
+            "server",
+            format!("{head}: answers, but its tool list cannot be used"),
+            "fix the server's tools/list answer",
+        )
+        .detail(e.clone())
+    } else if s.status.reachable {
+        let era = s.status.era.map(|e| e.as_str()).unwrap_or("era unknown");
+        Check::ok(
+            "server",
+            format!("{head}: reachable, {era}, {} tools", s.tools),
+        )
+    } else {
+        let fix = format!("start it, or {fix_entry} (run its command in a shell to see why)");
+        let mut c = Check::fail("server", format!("{head}: not reachable"), fix);
+        if let Some(e) = &s.status.last_error {
+            c = c.detail(e.clone());
+        }
+        c
+    };
+    if c.status == super::Status::Fail {
+        c = c.detail(match s.tools {
+            0 => "no stored catalog: none of its tools are listed until it answers".to_string(),
+            n => format!("meanwhile its {n} tools are listed from its stored catalog"),
+        });
+    }
+    for (exposed, full) in &s.shortened {
+        c = c.detail(format!(
+            "{full} is exposed as {exposed} (clients accept tool names of at most 64 characters, \
+             their mcp__<serverName>__ prefix included)"
+        ));
+    }
+    if !s.warnings.is_empty() && c.status == super::Status::Ok {
+        c.status = super::Status::Warn;
+        c.fix = Some("fix these tool definitions in the server".into());
+    }
+    for w in &s.warnings {
+        c = c.detail(w.clone());
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::upstream::UpstreamStatus;
+
+    #[test]
+    fn a_server_per_state() {
+        let up = ServerState {
+            name: "github".into(),
+            target: "https://h/mcp".into(),
+            status: UpstreamStatus {
+                reachable: true,
+                era: Some(crate::mcp::Era::Modern),
+                ..UpstreamStatus::default()
+            },
+            tools: 3,
+            shortened: vec![("github__a_b12".into(), "github__a_very_long".into())],
+            ..ServerState::default()
+        };
+        let c = check(&up, "c.json");
+        assert_eq!(c.status, super::super::Status::Ok);
+        assert_eq!(
+            c.summary,
+            "github (https://h/mcp): reachable, 2026-07-28 (stateless), 3 tools"
+        );
+        assert!(c.details[0].starts_with("github__a_very_long is exposed as github__a_b12"));
+        let stopped = ServerState {
+            name: "db".into(),
+            target: "node x".into(),
+            start_error: Some("environment variable DB is not set (in `env.DB`)".into()),
+            tools: 2,
+            ..ServerState::default()
+        };
+        let c = check(&stopped, "c.json");
+        assert_eq!(c.status, super::super::Status::Fail);
+        assert_eq!(c.summary, "db (node x): not started");
+        assert_eq!(
+            c.details,
+            [
+                "environment variable DB is not set (in `env.DB`)",
+                "meanwhile its 2 tools are listed from its stored catalog"
+            ]
+        );
+        assert_eq!(c.fix.as_deref(), Some("fix \"servers\".\"db\" in c.json"));
+    }
+}
