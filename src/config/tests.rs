@@ -37,7 +37,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `servers`",
+             `timeouts`, `compactDescriptions`, `searchAliases`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",

@@ -75,13 +75,57 @@ fn entries(plan: &Plan, moved: &BTreeSet<&str>) -> BTreeMap<String, Value> {
     out
 }
 
-/// mws's config text with `servers` set (other members untouched).
+/// mws's config text with `servers` set (other members untouched). A config has `upstream` or
+/// `servers`, never both, so a single `upstream` goes: into the entry of the same server when one
+/// is written, under `UPSTREAM_SERVER_NAME` otherwise, marked `adoptsUpstreamHistory` so its
+/// history keeps counting; `mws init`'s placeholder (nothing listens there) is simply dropped.
 fn config_text(text: &str, servers: &BTreeMap<String, Value>) -> Result<String, String> {
+    let mut servers = servers.clone();
+    let upstream = serde_json::from_str::<Value>(&crate::config::jsonc::strip(text))
+        .ok()
+        .and_then(|v| v.get("upstream").cloned());
+    if let Some(up) = &upstream {
+        let same = servers.values_mut().find(|v| same_server(v, up));
+        match same {
+            Some(v) => v["adoptsUpstreamHistory"] = json!(true),
+            None if is_placeholder(up) => {}
+            None => {
+                let mut v = up.clone();
+                v["adoptsUpstreamHistory"] = json!(true);
+                servers.insert(UPSTREAM_SERVER_NAME.into(), v);
+            }
+        }
+    }
     let mut t = text.to_string();
-    for (name, v) in servers {
+    for (name, v) in &servers {
         t = jsonc_edit::set(&t, &["servers"], name, v)?;
     }
+    if upstream.is_some() {
+        t = jsonc_edit::remove(&t, &[], "upstream")?;
+    }
     Ok(t)
+}
+
+/// The name a config's single `upstream` gets in `servers` when no client had it registered.
+pub const UPSTREAM_SERVER_NAME: &str = "main";
+
+/// Same server: the same URL, or the same command and arguments.
+fn same_server(a: &Value, b: &Value) -> bool {
+    let url = |v: &Value| v.get("url").and_then(Value::as_str).map(str::to_string);
+    let cmd = |v: &Value| (v.get("command").cloned(), v.get("args").cloned());
+    match (url(a), url(b)) {
+        (Some(x), Some(y)) => super::plan::same_endpoint(&x, &y),
+        (None, None) => a.get("command").is_some() && cmd(a) == cmd(b),
+        _ => false,
+    }
+}
+
+/// `mws init`'s `upstream`, which nothing answers until the user edits it.
+fn is_placeholder(up: &Value) -> bool {
+    let default = crate::config::Upstream::default();
+    matches!(&default, crate::config::Upstream::Http(h)
+        if up.get("url").and_then(Value::as_str) == Some(h.url.as_str())
+            && up.get("headers").is_none_or(|h| h.as_object().is_some_and(|o| o.is_empty())))
 }
 
 /// True when `config` is mws itself at `url` (a registration of mws is not put behind mws).

@@ -77,3 +77,47 @@ fn a_second_apply_finds_mws_and_does_nothing() {
         ["nothing to apply: no server to put behind mws"]
     );
 }
+
+/// A config has `upstream` or `servers`: `--apply` folds a single `upstream` into `servers`.
+#[test]
+fn the_single_upstream_goes_into_servers() {
+    let github = BTreeMap::from([(
+        "github".to_string(),
+        json!({"url": "https://api.example.com/mcp"}),
+    )]);
+    let parse =
+        |t: &str| -> Value { serde_json::from_str(&crate::config::jsonc::strip(t)).unwrap() };
+    // mws init's placeholder: dropped.
+    let t = config_text(
+        "{\n  // mine\n  \"upstream\": {\"url\": \"http://127.0.0.1:4483/mcp\"}\n}\n",
+        &github,
+    )
+    .unwrap();
+    assert!(t.contains("// mine"), "{t}");
+    assert_eq!(
+        parse(&t),
+        json!({"servers": {"github": {"url": "https://api.example.com/mcp"}}})
+    );
+    // The same server a client had: that entry adopts the history.
+    let t = config_text(
+        "{\"upstream\": {\"url\": \"https://api.example.com/mcp\"}}",
+        &github,
+    )
+    .unwrap();
+    assert_eq!(
+        parse(&t)["servers"]["github"]["adoptsUpstreamHistory"],
+        json!(true)
+    );
+    assert!(parse(&t).get("upstream").is_none(), "{t}");
+    // Another server: kept as `main`, adopting the history.
+    let t = config_text(
+        "{\"upstream\": {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}}",
+        &github,
+    )
+    .unwrap();
+    assert_eq!(
+        parse(&t)["servers"][UPSTREAM_SERVER_NAME],
+        json!({"command": "uvx", "args": ["mcp-server-time"], "adoptsUpstreamHistory": true})
+    );
+    crate::config::parse(&t).expect("the written config loads");
+}

@@ -34,8 +34,6 @@ fn promote_with(servers: Value) -> (Value, Value) {
     let state = d.join("state");
     let config = json!({
         "stateDir": state,
-        // Nothing listens there: no catalog, so nothing is dropped as unknown.
-        "upstream": {"url": "http://127.0.0.1:9/mcp"},
         "timeouts": {"listMs": 200},
         // The fixtures' dates stay inside the window whenever the test runs.
         "promote": {"windowDays": 36500, "keepDays": 36500},
@@ -60,8 +58,10 @@ fn promote_with(servers: Value) -> (Value, Value) {
 #[test]
 fn direct_calls_before_mws_fill_the_working_set_under_prefixed_names() {
     let (rows, export) = promote_with(json!({
-        "github": {"url": "https://api.example.com/mcp", "aliases": ["gh"]},
-        "time": {"command": "uvx", "args": ["mcp-server-time"]},
+        // Nothing answers (loopback port 9, a command that does not exist): no catalog, so nothing
+        // is dropped as unknown.
+        "github": {"url": "http://127.0.0.1:9/mcp", "aliases": ["gh"]},
+        "time": {"command": "/nonexistent/mcp-server-time"},
     }));
     let mut tools: Vec<&str> = export["tools"]
         .as_array()
@@ -85,8 +85,8 @@ fn direct_calls_before_mws_fill_the_working_set_under_prefixed_names() {
 #[test]
 fn an_alias_is_what_joins_a_client_s_other_name() {
     let (rows, export) = promote_with(json!({
-        "github": {"url": "https://api.example.com/mcp"},
-        "time": {"command": "uvx", "args": ["mcp-server-time"]},
+        "github": {"url": "http://127.0.0.1:9/mcp"},
+        "time": {"command": "/nonexistent/mcp-server-time"},
     }));
     assert_eq!(
         export["tools"],

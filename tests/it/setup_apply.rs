@@ -360,12 +360,15 @@ fn setup_then_promote_lists_the_tools_used_before_mws() {
             "-t",
             "http",
             "github",
-            "https://api.example.com/mcp",
+            "http://127.0.0.1:9/mcp",
         ],
     );
-    claude(&h, &["-s", "user", "time", "--", "uvx", "mcp-server-time"]);
-    codex(&h, &["gh", "--url", "https://api.example.com/mcp"]);
-    codex(&h, &["time", "--", "uvx", "mcp-server-time"]);
+    claude(
+        &h,
+        &["-s", "user", "time", "--", "/nonexistent/mcp-server-time"],
+    );
+    codex(&h, &["gh", "--url", "http://127.0.0.1:9/mcp"]);
+    codex(&h, &["time", "--", "/nonexistent/mcp-server-time"]);
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/transcripts/direct");
     copy_tree(
         &fixtures.join("claude/projects"),
