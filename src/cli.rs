@@ -25,25 +25,52 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write a commented default config, create the state dir and database, print the paths.
+    #[command(after_help = "Examples:\n  mws init\n  mws init --force")]
     Init(InitArgs),
     /// Run the proxy (Streamable HTTP on 127.0.0.1:4484/mcp, or --stdio).
+    #[command(
+        after_help = "Examples:\n  mws serve\n  mws serve --demo --port 0\n  mws serve --stdio"
+    )]
     Serve(ServeArgs),
     /// Read client transcripts into the database, incrementally.
+    #[command(after_help = "Examples:\n  mws ingest\n  mws ingest --json")]
     Ingest(IngestArgs),
     /// Ingest, then recompute the working set and print the decision table.
+    #[command(after_help = "Examples:\n  mws promote --dry-run\n  mws promote --no-ingest --json")]
     Promote(PromoteArgs),
     /// What is listed and what it saves, usage and search statistics, hit rate.
+    #[command(
+        after_help = "Examples:\n  mws report\n  mws report --since 7d --json\n  mws report --tokenizer cl100k"
+    )]
     Report(ReportArgs),
     /// Run search_tools against the live catalog (or --catalog FILE) and print the reply.
+    #[command(
+        after_help = "Examples:\n  mws search create issue\n  mws search --explain --limit 5 list files\n  mws search --catalog tools.json --json calendar"
+    )]
     Search(SearchArgs),
     /// Check config, database, upstream, transcript roots and port; say how to fix each problem.
+    #[command(after_help = "Examples:\n  mws doctor\n  mws doctor --json")]
     Doctor(DoctorArgs),
     /// Find the MCP servers other clients have registered and plan putting them behind mws.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  mws setup import\n  mws setup import --apply\n  mws setup undo"
+    )]
     Setup(SetupCommand),
+    /// Print a shell completion script (bash, zsh or fish) on stdout.
+    #[command(
+        after_help = "Examples:\n  mws completions bash > ~/.local/share/bash-completion/completions/mws\n  mws completions zsh > ~/.zfunc/_mws\n  mws completions fish > ~/.config/fish/completions/mws.fish"
+    )]
+    Completions(CompletionsArgs),
     /// The built-in demo upstream, speaking MCP over stdio (used by `serve --demo`).
     #[command(hide = true)]
     DemoUpstream,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the script for.
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]
