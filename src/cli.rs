@@ -57,6 +57,12 @@ pub enum Command {
         after_help = "Examples:\n  mws setup import\n  mws setup import --apply\n  mws setup undo"
     )]
     Setup(SetupCommand),
+    /// Replay the recorded calls under other promotion settings: hit rate, tokens, churn.
+    #[command(
+        name = "what-if",
+        after_help = "Examples:\n  mws what-if\n  mws what-if --min-sessions 1,2 --keep-days 7,30,90\n  mws what-if --since 90d --json\n  mws what-if --svg what-if.svg"
+    )]
+    WhatIf(WhatIfArgs),
     /// Print a shell completion script (bash, zsh or fish) on stdout.
     #[command(
         after_help = "Examples:\n  mws completions bash > ~/.local/share/bash-completion/completions/mws\n  mws completions zsh > ~/.zfunc/_mws\n  mws completions fish > ~/.config/fish/completions/mws.fish"
@@ -65,6 +71,34 @@ pub enum Command {
     /// The built-in demo upstream, speaking MCP over stdio (used by `serve --demo`).
     #[command(hide = true)]
     DemoUpstream,
+}
+
+#[derive(Debug, Args)]
+pub struct WhatIfArgs {
+    /// Print every setting's figures and the recommendation as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also draw hit rate against listed tokens, one point per setting, into this SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// The measured window: 24h, 7d, 30d, ... (earlier calls still feed the decisions).
+    #[arg(long, default_value = "30d")]
+    pub since: String,
+    /// Tokenizer for token counts: o200k (default) or cl100k.
+    #[arg(long, default_value = "o200k")]
+    pub tokenizer: String,
+    /// minSessions values to try, comma-separated (default 1,2,3).
+    #[arg(long, value_name = "N,..", allow_hyphen_values = true)]
+    pub min_sessions: Option<String>,
+    /// minCalls values to try (default 1,3).
+    #[arg(long, value_name = "N,..", allow_hyphen_values = true)]
+    pub min_calls: Option<String>,
+    /// windowDays values to try (default 14,30).
+    #[arg(long, value_name = "DAYS,..", allow_hyphen_values = true)]
+    pub window_days: Option<String>,
+    /// keepDays values to try (default 14,30).
+    #[arg(long, value_name = "DAYS,..", allow_hyphen_values = true)]
+    pub keep_days: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ pub mod report;
 pub mod search;
 pub mod serve;
 pub mod setup;
+pub mod whatif;
 
 use std::path::Path;
 
@@ -34,6 +35,7 @@ pub fn main() -> i32 {
         Command::Doctor(a) => doctor::run(cli.config.as_deref(), a),
         Command::Setup(SetupCommand::Import(a)) => setup::import(cli.config.as_deref(), a),
         Command::Setup(SetupCommand::Undo(a)) => setup::undo(cli.config.as_deref(), a),
+        Command::WhatIf(a) => whatif::run(cli.config.as_deref(), a),
         Command::Completions(a) => completions::run(a),
         Command::DemoUpstream => demo_upstream::run(),
     };
