@@ -46,6 +46,21 @@ pub struct Config {
     /// The servers behind mws, name → entry, kept as JSON here: ingest reads the names and each
     /// entry's `aliases` (`ingest::names::Servers`).
     pub servers: serde_json::Map<String, serde_json::Value>,
+    /// What `tools/list` shows: `auto`, `working-set` or `all` (`crate::listed::mode`).
+    pub listing: Listing,
+    /// In `auto`, list every tool while the whole catalog is under this many tokens (0: off).
+    pub list_all_below_tokens: u32,
+}
+
+/// The listing mode (docs/working-set.md#what-is-listed).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Listing {
+    /// Every tool when that costs fewer tokens, else the meta-tools and the working set.
+    Auto,
+    #[default]
+    WorkingSet,
+    All,
 }
 
 /// Where the upstream MCP server is: Streamable HTTP or a stdio child.
@@ -191,6 +206,8 @@ impl Default for Config {
             compact_descriptions: false,
             search_aliases: BTreeMap::new(),
             servers: serde_json::Map::new(),
+            listing: Listing::WorkingSet,
+            list_all_below_tokens: 0,
         }
     }
 }

@@ -20,6 +20,10 @@ fn outcome(input: &str) -> String {
 fn messages() {
     let cases = [
         ("{}", "ok"),
+        (
+            "{\n  \"listing\": \"some\"\n}",
+            "2:19: `listing`: unknown value \"some\", expected one of `auto`, `working-set`, `all`",
+        ),
         ("", "1:1: invalid JSON: EOF while parsing a value"),
         (
             "{\n  \"listen\": {\"port\": 1}\n  \"pins\": []\n}",
@@ -37,7 +41,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `servers`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `servers`, `listing`, `listAllBelowTokens`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",

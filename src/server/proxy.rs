@@ -179,10 +179,12 @@ impl Proxy {
         let snap = self.upstream.catalog().await;
         let ws = self.working_set.borrow().clone();
         let status = self.upstream.status();
+        let chosen = crate::server::listing::choose(&snap.catalog, &ws, &self.config);
         instructions::instructions(&Facts {
             catalog: &snap.catalog,
             have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),
-            listed: listed_names(&snap.catalog, &ws, &self.config).len(),
+            listed: chosen.names.len(),
+            mode: &chosen.mode,
             hints: &self.config.backend_hints,
             upstream_instructions: status.instructions.as_deref(),
         })
