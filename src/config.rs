@@ -107,6 +107,8 @@ pub struct Promote {
     pub window_days: u32,
     pub keep_days: u32,
     pub pin_decay_days: u32,
+    /// When `mws serve` runs ingest + promote by itself (`promote::schedule`).
+    pub schedule: crate::promote::schedule::Schedule,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -176,6 +178,7 @@ impl Default for Promote {
             window_days: 30,
             keep_days: 60,
             pin_decay_days: 90,
+            schedule: crate::promote::schedule::DEFAULT,
         }
     }
 }

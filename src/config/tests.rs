@@ -21,6 +21,11 @@ fn messages() {
     let cases = [
         ("{}", "ok"),
         (
+            "{\n  \"promote\": {\"schedule\": \"weekly\"}\n}",
+            "2:35: `promote.schedule`: \"weekly\" is not a schedule: expected \"off\", \"daily \
+             HH:MM\" (local time) or \"every N\" with a unit s, m or h, like \"every 6h\"",
+        ),
+        (
             "{\n  \"listing\": \"some\"\n}",
             "2:19: `listing`: unknown value \"some\", expected one of `auto`, `working-set`, `all`",
         ),

@@ -91,8 +91,11 @@ pub fn listed_tools(catalog: &Catalog, working_set: &[String], config: &Config) 
 }
 
 /// The upstream tools that are listed (no meta-tools), in listing order, by the names clients
-/// see (`choose`).
+/// see (`choose`). Cheap in the `working-set` mode: no listing is built.
 pub fn listed_names(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<String> {
+    if config.listing == Listing::WorkingSet {
+        return listed::names(catalog, working_set, config);
+    }
     choose(catalog, working_set, config).names
 }
 

@@ -101,7 +101,7 @@ pub fn settings(current: &Promote, axes: &Axes) -> Result<Vec<Setting>, String> 
                         min_calls,
                         window_days,
                         keep_days,
-                        pin_decay_days: current.pin_decay_days,
+                        ..current.clone()
                     };
                     if rules != *current {
                         out.push(Setting {
