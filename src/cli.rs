@@ -25,25 +25,86 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write a commented default config, create the state dir and database, print the paths.
+    #[command(after_help = "Examples:\n  mws init\n  mws init --force")]
     Init(InitArgs),
     /// Run the proxy (Streamable HTTP on 127.0.0.1:4484/mcp, or --stdio).
+    #[command(
+        after_help = "Examples:\n  mws serve\n  mws serve --demo --port 0\n  mws serve --stdio"
+    )]
     Serve(ServeArgs),
     /// Read client transcripts into the database, incrementally.
+    #[command(after_help = "Examples:\n  mws ingest\n  mws ingest --json")]
     Ingest(IngestArgs),
     /// Ingest, then recompute the working set and print the decision table.
+    #[command(after_help = "Examples:\n  mws promote --dry-run\n  mws promote --no-ingest --json")]
     Promote(PromoteArgs),
     /// What is listed and what it saves, usage and search statistics, hit rate.
+    #[command(
+        after_help = "Examples:\n  mws report\n  mws report --since 7d --json\n  mws report --tokenizer cl100k"
+    )]
     Report(ReportArgs),
     /// Run search_tools against the live catalog (or --catalog FILE) and print the reply.
+    #[command(
+        after_help = "Examples:\n  mws search create issue\n  mws search --explain --limit 5 list files\n  mws search --catalog tools.json --json calendar"
+    )]
     Search(SearchArgs),
     /// Check config, database, upstream, transcript roots and port; say how to fix each problem.
+    #[command(after_help = "Examples:\n  mws doctor\n  mws doctor --json")]
     Doctor(DoctorArgs),
     /// Find the MCP servers other clients have registered and plan putting them behind mws.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  mws setup import\n  mws setup import --apply\n  mws setup undo"
+    )]
     Setup(SetupCommand),
+    /// Replay the recorded calls under other promotion settings: hit rate, tokens, churn.
+    #[command(
+        name = "what-if",
+        after_help = "Examples:\n  mws what-if\n  mws what-if --min-sessions 1,2 --keep-days 7,30,90\n  mws what-if --since 90d --json\n  mws what-if --svg what-if.svg"
+    )]
+    WhatIf(WhatIfArgs),
+    /// Print a shell completion script (bash, zsh or fish) on stdout.
+    #[command(
+        after_help = "Examples:\n  mws completions bash > ~/.local/share/bash-completion/completions/mws\n  mws completions zsh > ~/.zfunc/_mws\n  mws completions fish > ~/.config/fish/completions/mws.fish"
+    )]
+    Completions(CompletionsArgs),
     /// The built-in demo upstream, speaking MCP over stdio (used by `serve --demo`).
     #[command(hide = true)]
     DemoUpstream,
+}
+
+#[derive(Debug, Args)]
+pub struct WhatIfArgs {
+    /// Print every setting's figures and the recommendation as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also draw hit rate against listed tokens, one point per setting, into this SVG file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+    /// The measured window: 24h, 7d, 30d, ... (earlier calls still feed the decisions).
+    #[arg(long, default_value = "30d")]
+    pub since: String,
+    /// Tokenizer for token counts: o200k (default) or cl100k.
+    #[arg(long, default_value = "o200k")]
+    pub tokenizer: String,
+    /// minSessions values to try, comma-separated (default 1,2,3).
+    #[arg(long, value_name = "N,..", allow_hyphen_values = true)]
+    pub min_sessions: Option<String>,
+    /// minCalls values to try (default 1,3).
+    #[arg(long, value_name = "N,..", allow_hyphen_values = true)]
+    pub min_calls: Option<String>,
+    /// windowDays values to try (default 14,30).
+    #[arg(long, value_name = "DAYS,..", allow_hyphen_values = true)]
+    pub window_days: Option<String>,
+    /// keepDays values to try (default 14,30).
+    #[arg(long, value_name = "DAYS,..", allow_hyphen_values = true)]
+    pub keep_days: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to write the script for.
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Args)]

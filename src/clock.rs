@@ -10,6 +10,17 @@ pub fn now() -> OffsetDateTime {
     OffsetDateTime::now_utc()
 }
 
+/// The local UTC offset now (from the C library's `localtime_r`, which reads `TZ` and
+/// /etc/localtime); UTC when it cannot be told.
+pub fn local_offset() -> time::UtcOffset {
+    let t = now().unix_timestamp() as libc::time_t;
+    // SAFETY: `localtime_r` writes only into `tm`, which lives on this stack frame.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
+    let secs = if ok { tm.tm_gmtoff as i32 } else { 0 };
+    time::UtcOffset::from_whole_seconds(secs).unwrap_or(time::UtcOffset::UTC)
+}
+
 /// Formats a time the way every timestamp is stored: RFC 3339 UTC with milliseconds,
 /// `2026-11-29T21:58:06.123Z`. Fixed width, so text order is time order in SQL.
 pub fn fmt(t: OffsetDateTime) -> String {

@@ -48,6 +48,21 @@ pub struct Config {
     pub timeouts: Timeouts,
     pub compact_descriptions: bool,
     pub search_aliases: BTreeMap<String, Vec<String>>,
+    /// What `tools/list` shows: `auto`, `working-set` or `all` (`crate::listed::mode`).
+    pub listing: Listing,
+    /// In `auto`, list every tool while the whole catalog is under this many tokens (0: off).
+    pub list_all_below_tokens: u32,
+}
+
+/// The listing mode (docs/working-set.md#what-is-listed).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Listing {
+    /// Every tool when that costs fewer tokens, else the meta-tools and the working set.
+    Auto,
+    #[default]
+    WorkingSet,
+    All,
 }
 
 /// Where the upstream MCP server is: Streamable HTTP or a stdio child.
@@ -94,6 +109,8 @@ pub struct Promote {
     pub window_days: u32,
     pub keep_days: u32,
     pub pin_decay_days: u32,
+    /// When `mws serve` runs ingest + promote by itself (`promote::schedule`).
+    pub schedule: crate::promote::schedule::Schedule,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -163,6 +180,7 @@ impl Default for Promote {
             window_days: 30,
             keep_days: 60,
             pin_decay_days: 90,
+            schedule: crate::promote::schedule::DEFAULT,
         }
     }
 }
@@ -193,6 +211,8 @@ impl Default for Config {
             timeouts: Timeouts::default(),
             compact_descriptions: false,
             search_aliases: BTreeMap::new(),
+            listing: Listing::WorkingSet,
+            list_all_below_tokens: 0,
         }
     }
 }

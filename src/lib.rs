@@ -23,3 +23,4 @@ pub mod setup;
 pub mod store;
 pub mod term;
 pub mod upstream;
+pub mod whatif;

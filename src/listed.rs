@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use crate::catalog::Catalog;
-use crate::config::Config;
+use crate::config::{Config, Listing};
 use crate::server::meta_tools;
 use crate::store::{self, StoreError};
 
@@ -60,6 +60,54 @@ pub fn names(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<
         .into_iter()
         .map(|e| e.shown)
         .collect()
+}
+
+/// Whether every upstream tool is listed directly (no meta-tools), and why, in words for the
+/// report and the server instructions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mode {
+    pub all: bool,
+    pub why: String,
+}
+
+/// The listing mode (`config.listing`): `working-set` and `all` are what they say; `auto` lists
+/// everything when the whole catalog costs fewer tokens than the meta-tools plus the working
+/// set, or is under `listAllBelowTokens`. Token figures are of the `tools/list` result each way;
+/// `None` where they were not counted (`server::listing::choose` says when). An empty catalog is
+/// never "all": the meta-tools say the upstream is down.
+pub fn mode(
+    config: &Config,
+    catalog_tools: usize,
+    all_tokens: Option<usize>,
+    working_set_tokens: Option<usize>,
+) -> Mode {
+    let m = |all: bool, why: String| Mode { all, why };
+    let below = config.list_all_below_tokens as usize;
+    match (config.listing, all_tokens, working_set_tokens) {
+        (_, _, _) if catalog_tools == 0 => m(false, "no upstream catalog".into()),
+        (Listing::WorkingSet, ..) => m(false, "listing is \"working-set\" in the config".into()),
+        (Listing::All, ..) => m(true, "listing is \"all\" in the config".into()),
+        (Listing::Auto, Some(a), _) if a < below => m(
+            true,
+            format!("the whole catalog is {a} tokens, under listAllBelowTokens ({below})"),
+        ),
+        (Listing::Auto, Some(a), Some(w)) if a < w => m(
+            true,
+            format!(
+                "the whole catalog is {a} tokens, fewer than the meta-tools and the working set ({w})"
+            ),
+        ),
+        (Listing::Auto, Some(a), Some(w)) => m(
+            false,
+            format!(
+                "the meta-tools and the working set are {w} tokens, fewer than the whole catalog ({a})"
+            ),
+        ),
+        (Listing::Auto, ..) => m(
+            false,
+            "the whole catalog is far larger than the meta-tools and the working set".into(),
+        ),
+    }
 }
 
 /// The working set as `mws promote` last wrote it: the `working_set` table of `stateDir/state.db`
@@ -126,6 +174,38 @@ mod tests {
             &["search_tools", "upstream__search_tools"],
             &[],
             &["upstream__search_tools"],
+        );
+    }
+
+    #[test]
+    fn the_mode_rule_as_data() {
+        let cfg = |listing, below| Config {
+            listing,
+            list_all_below_tokens: below,
+            ..Config::default()
+        };
+        // (config, catalog tools, all tokens, working-set tokens, all?)
+        let cases = [
+            (cfg(Listing::Auto, 0), 22, Some(635), Some(706), true),
+            (cfg(Listing::Auto, 0), 60, Some(6897), Some(332), false),
+            (cfg(Listing::Auto, 0), 60, None, Some(332), false),
+            (cfg(Listing::Auto, 8000), 60, Some(6897), Some(332), true),
+            (cfg(Listing::Auto, 0), 0, Some(0), Some(332), false),
+            (cfg(Listing::WorkingSet, 0), 22, Some(635), Some(706), false),
+            (cfg(Listing::All, 0), 60, None, None, true),
+            (cfg(Listing::All, 0), 0, None, None, false),
+        ];
+        for (c, n, a, w, want) in cases {
+            let got = mode(&c, n, a, w);
+            assert_eq!(
+                got.all, want,
+                "{:?} {n} {a:?} {w:?}: {}",
+                c.listing, got.why
+            );
+        }
+        assert_eq!(
+            mode(&cfg(Listing::Auto, 0), 22, Some(635), Some(706)).why,
+            "the whole catalog is 635 tokens, fewer than the meta-tools and the working set (706)"
         );
     }
 

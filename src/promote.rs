@@ -18,6 +18,7 @@
 //! the clients' prompt caches warm.
 
 pub mod pin_files;
+pub mod schedule;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 

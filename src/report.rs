@@ -120,8 +120,9 @@ pub struct Inputs<'a> {
     pub window: &'a Window,
     pub tokenizer: &'a Tokenizer,
     pub catalog: &'a Catalog,
-    /// The `tools/list` result as the proxy serves it (`server::listing::listed_tools`).
+    /// The `tools/list` result as the proxy serves it (`server::listing::choose`), and its mode.
     pub listed: &'a [Value],
+    pub mode: &'a crate::listed::Mode,
     /// The config's `pins` (listed even when not in the working set).
     pub pins: &'a [String],
     pub working_set: &'a [WorkingSetRow],
@@ -285,6 +286,10 @@ pub fn compute(i: &Inputs) -> Report {
                 .then(|| share(saved.tokens as u64, upstream.tokens as u64))
                 .flatten(),
             largest_search_reply_bytes: s.max_reply_bytes,
+        },
+        listing_mode: shape::ListingMode {
+            all: i.mode.all,
+            why: i.mode.why.clone(),
         },
         listed,
         candidates,

@@ -13,6 +13,7 @@ pub mod log;
 pub mod promote;
 pub mod report;
 pub mod serve;
+pub mod whatif;
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};

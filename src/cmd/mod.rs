@@ -2,6 +2,7 @@
 //! handled in one place) and one thin file per command: load the config, call into the library,
 //! print. Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
 
+pub mod completions;
 pub mod demo_upstream;
 pub mod doctor;
 pub mod ingest;
@@ -11,6 +12,7 @@ pub mod report;
 pub mod search;
 pub mod serve;
 pub mod setup;
+pub mod whatif;
 
 use std::path::Path;
 
@@ -33,6 +35,8 @@ pub fn main() -> i32 {
         Command::Doctor(a) => doctor::run(cli.config.as_deref(), a),
         Command::Setup(SetupCommand::Import(a)) => setup::import(cli.config.as_deref(), a),
         Command::Setup(SetupCommand::Undo(a)) => setup::undo(cli.config.as_deref(), a),
+        Command::WhatIf(a) => whatif::run(cli.config.as_deref(), a),
+        Command::Completions(a) => completions::run(a),
         Command::DemoUpstream => demo_upstream::run(),
     };
     match result {

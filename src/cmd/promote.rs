@@ -40,31 +40,9 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
         super::adopt_history(&config, &mut store, "mws promote")?;
     }
     let (catalog, source) = reality_catalog(&config);
-    let (declared_seen, warnings) = pin_files::scan(&config.pin_files);
-    for w in warnings {
-        eprintln!("mws promote: pinFiles: {}", Safe(&w));
-    }
-
     let now_t = clock::now();
     let now = clock::fmt(now_t);
-    let before = store.working_set()?;
-    let mut also: Vec<&str> = before.iter().map(|l| l.tool.as_str()).collect();
-    also.extend(config.pins.iter().map(String::as_str));
-    also.extend(declared_seen.iter().map(|(t, _)| t.as_str()));
-    let usage = store.usage(&promote::cutoff(now_t, config.promote.window_days), &also)?;
-    let declared = store.declared(&declared_seen, &now)?;
-    let names: Option<HashSet<String>> = catalog
-        .as_ref()
-        .map(|c| c.names().map(str::to_string).collect());
-    let outcome = promote::decide(&Inputs {
-        now: now_t,
-        rules: &config.promote,
-        pins: &config.pins,
-        declared: &declared,
-        before: &before,
-        usage: &usage,
-        catalog: names.as_ref(),
-    });
+    let (outcome, declared_seen) = decide_now(&config, &store, catalog.as_ref(), now_t)?;
 
     if outcome.decisions.is_empty() {
         eprintln!(
@@ -83,14 +61,74 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
         return Ok(0);
     }
 
+    write(
+        &config,
+        &mut store,
+        &outcome,
+        &declared_seen,
+        catalog.as_ref(),
+        source,
+        &now,
+    )?;
+    eprintln!(
+        "mws promote: {} tool(s) listed; wrote {}",
+        outcome.listing.len(),
+        term::path(&config.working_set_path())
+    );
+    Ok(0)
+}
+
+/// One promotion as `mws promote` and `mws serve`'s schedule run it: front-matter pins scanned
+/// (warnings on stderr), the store's sums, `promote::decide`. Returns the outcome and the pins
+/// seen, for `write`.
+pub fn decide_now(
+    config: &Config,
+    store: &Store,
+    catalog: Option<&Catalog>,
+    now_t: time::OffsetDateTime,
+) -> anyhow::Result<(Outcome, Vec<(String, String)>)> {
+    let (declared_seen, warnings) = pin_files::scan(&config.pin_files);
+    for w in warnings {
+        eprintln!("mws promote: pinFiles: {}", Safe(&w));
+    }
+    let now = clock::fmt(now_t);
+    let before = store.working_set()?;
+    let mut also: Vec<&str> = before.iter().map(|l| l.tool.as_str()).collect();
+    also.extend(config.pins.iter().map(String::as_str));
+    also.extend(declared_seen.iter().map(|(t, _)| t.as_str()));
+    let usage = store.usage(&promote::cutoff(now_t, config.promote.window_days), &also)?;
+    let declared = store.declared(&declared_seen, &now)?;
+    let names: Option<HashSet<String>> = catalog.map(|c| c.names().map(str::to_string).collect());
+    let outcome = promote::decide(&Inputs {
+        now: now_t,
+        rules: &config.promote,
+        pins: &config.pins,
+        declared: &declared,
+        before: &before,
+        usage: &usage,
+        catalog: names.as_ref(),
+    });
+    Ok((outcome, declared_seen))
+}
+
+/// Writes a run (the `working_set` table and the rest) and its `working-set.json` export.
+pub fn write(
+    config: &Config,
+    store: &mut Store,
+    outcome: &Outcome,
+    declared_seen: &[(String, String)],
+    catalog: Option<&Catalog>,
+    source: &str,
+    now: &str,
+) -> anyhow::Result<()> {
     let path = config.working_set_path();
-    let export = export(&outcome, &now);
+    let export = export(outcome, now);
     let rec = PromotionRecord {
-        now: &now,
+        now,
         catalog_source: source,
-        outcome: &outcome,
-        declared: &declared_seen,
-        catalog: catalog.as_ref(),
+        outcome,
+        declared: declared_seen,
+        catalog,
     };
     // Written and synced before the database commits, put in place after; dropped (the temp
     // file removed) when the commit fails.
@@ -103,12 +141,7 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
         p.commit()
             .with_context(|| format!("{}: cannot replace", path.display()))?;
     }
-    eprintln!(
-        "mws promote: {} tool(s) listed; wrote {}",
-        outcome.listing.len(),
-        term::path(&path)
-    );
-    Ok(0)
+    Ok(())
 }
 
 /// The catalog for the reality check and where it came from: the catalog a command uses

@@ -13,7 +13,7 @@ use crate::cli::ReportArgs;
 use crate::config::Config;
 use crate::report::render::{self, Style};
 use crate::report::{self, Inputs, Report, Tokenizer, TokenizerKind, UpstreamInfo, Window};
-use crate::server::listing::listed_tools;
+use crate::server::listing::choose;
 use crate::store::Store;
 use crate::{clock, probe};
 
@@ -124,7 +124,7 @@ pub fn gather(
     let span = window.span(now);
     let working_set = store.report_working_set()?;
     let names: Vec<String> = working_set.iter().map(|w| w.tool.clone()).collect();
-    let listed = listed_tools(catalog, &names, config);
+    let chosen = choose(catalog, &names, config);
     let intervals = report::hit_rate::listed_intervals(
         &store.report_transitions()?,
         &working_set,
@@ -143,7 +143,8 @@ pub fn gather(
         window,
         tokenizer,
         catalog,
-        listed: &listed,
+        listed: &chosen.tools,
+        mode: &chosen.mode,
         pins: &config.pins,
         working_set: &working_set,
         usage: &scan.tools,

@@ -80,7 +80,8 @@ fn listed_names(cfg: &Config, catalog: &Catalog) -> HashSet<String> {
         );
         Vec::new()
     });
-    listed::names(catalog, &working_set, cfg)
+    crate::server::listing::choose(catalog, &working_set, cfg)
+        .names
         .into_iter()
         .collect()
 }

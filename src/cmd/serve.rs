@@ -88,6 +88,7 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     let port = config.listen.port;
     let up = upstream.clone();
     let closing = upstream.clone();
+    tokio::spawn(promote_on_schedule(config.clone(), upstream.clone()));
     let proxy = Proxy::new(upstream, config, working_set, Some(log.clone()));
     if stdio {
         tokio::select! {
@@ -125,6 +126,48 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     }
     closing.close().await;
     Ok(0)
+}
+
+/// Runs ingest + promote at each time `promote.schedule` names, as `mws promote` does, with the
+/// proxy's own catalog for the reality check (none yet: skipped, nothing dropped). The
+/// working-set watcher then announces the change to clients (`tools/list_changed`). A failed
+/// run is said on stderr; the next one runs as planned.
+async fn promote_on_schedule(
+    config: Config,
+    upstream: std::sync::Arc<dyn crate::upstream::Upstream>,
+) {
+    let schedule = config.promote.schedule;
+    while let Some(at) = schedule.next(crate::clock::now(), crate::clock::local_offset()) {
+        let wait = (at - crate::clock::now()).max(time::Duration::ZERO);
+        tokio::time::sleep(wait.try_into().unwrap_or_default()).await;
+        let snap = upstream.catalog().await;
+        let (catalog, source) = match snap.source {
+            _ if snap.catalog.is_empty() => (None, "skipped"),
+            crate::upstream::CatalogSource::Disk => (Some(snap.catalog), "catalog.json"),
+            _ => (Some(snap.catalog), "live"),
+        };
+        let config = config.clone();
+        let run = move || -> anyhow::Result<usize> {
+            let mut store = crate::store::Store::open(&config.db_path())?;
+            crate::ingest::ingest_all(&config, &mut store, false)?;
+            let now_t = crate::clock::now();
+            let now = crate::clock::fmt(now_t);
+            let catalog = catalog.as_deref();
+            let (outcome, declared) = super::promote::decide_now(&config, &store, catalog, now_t)?;
+            super::promote::write(
+                &config, &mut store, &outcome, &declared, catalog, source, &now,
+            )?;
+            Ok(outcome.listing.len())
+        };
+        match tokio::task::spawn_blocking(run).await {
+            Ok(Ok(n)) => eprintln!("mws: scheduled promote ({schedule}): {n} tool(s) listed"),
+            Ok(Err(e)) => eprintln!(
+                "mws: scheduled promote failed: {}",
+                crate::term::safe_lines(&format!("{e:#}"))
+            ),
+            Err(e) => eprintln!("mws: scheduled promote failed: {e}"),
+        }
+    }
 }
 
 /// Resolves on SIGINT or SIGTERM.

@@ -20,6 +20,15 @@ fn outcome(input: &str) -> String {
 fn messages() {
     let cases = [
         ("{}", "ok"),
+        (
+            "{\n  \"promote\": {\"schedule\": \"weekly\"}\n}",
+            "2:35: `promote.schedule`: \"weekly\" is not a schedule: expected \"off\", \"daily \
+             HH:MM\" (local time) or \"every N\" with a unit s, m or h, like \"every 6h\"",
+        ),
+        (
+            "{\n  \"listing\": \"some\"\n}",
+            "2:19: `listing`: unknown value \"some\", expected one of `auto`, `working-set`, `all`",
+        ),
         ("", "1:1: invalid JSON: EOF while parsing a value"),
         (
             "{\n  \"listen\": {\"port\": 1}\n  \"pins\": []\n}",
@@ -37,7 +46,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",

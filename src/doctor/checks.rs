@@ -322,10 +322,18 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
 /// How many tools `tools/list` shows with this catalog (`listed`, over the stored working set).
 fn listing(config: &Config, catalog: &Catalog) -> String {
     match listed::stored_working_set(config) {
-        Ok(ws) => format!(
-            "clients see search_tools, call_tool and {} listed tool(s) (working set and pins)",
-            listed::names(catalog, &ws, config).len()
-        ),
+        Ok(ws) => match crate::server::listing::choose(catalog, &ws, config) {
+            c if c.mode.all => format!(
+                "clients see all {} tools and no meta-tools ({})",
+                c.names.len(),
+                c.mode.why
+            ),
+            c => format!(
+                "clients see search_tools, call_tool and {} listed tool(s) (working set and pins; {})",
+                c.names.len(),
+                c.mode.why
+            ),
+        },
         Err(e) => format!("the working set cannot be read ({e}): clients see the pins only"),
     }
 }

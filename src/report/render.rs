@@ -41,6 +41,13 @@ pub fn text(r: &Report, style: Style) -> String {
 
     out.push_str("\nWhat a client is sent with every request\n");
     out.push_str(&sizes_table(r, style));
+    let m = &r.listing_mode;
+    let what = if m.all {
+        "every tool, no meta-tools"
+    } else {
+        "search_tools, call_tool and the working set"
+    };
+    let _ = writeln!(out, "Listing: {what} ({})", safe(&m.why));
 
     let h = &r.hit_rate;
     out.push_str("\nWorking-set hit rate: ");

@@ -15,6 +15,8 @@ pub struct Report {
     pub tokenizer: &'static str,
     pub upstream: UpstreamInfo,
     pub sizes: Sizes,
+    /// Every tool listed directly, or the meta-tools and the working set, and why.
+    pub listing_mode: ListingMode,
     pub listed: Vec<ListedTool>,
     pub candidates: Vec<ToolOut>,
     pub searches: Searches,
@@ -22,6 +24,12 @@ pub struct Report {
     pub calls: Calls,
     pub clients: Vec<ClientOut>,
     pub tools: Vec<ToolOut>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ListingMode {
+    pub all: bool,
+    pub why: String,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -48,6 +48,8 @@ pub struct Facts<'a> {
     pub upstream_instructions: Option<&'a str>,
     /// With `servers`: the servers that are down (not started, or their last contact failed).
     pub down: &'a [String],
+    /// Whether every tool is listed, and why (`listed::mode`).
+    pub mode: &'a crate::listed::Mode,
 }
 
 pub fn instructions(f: &Facts) -> String {
@@ -57,14 +59,24 @@ pub fn instructions(f: &Facts) -> String {
                 them once it is back; say so if a task needs a tool."
             .to_string();
     }
-    let mut s = format!(
-        "mcp-working-set: the upstream MCP server has {} tools; {} of them are listed here \
-         directly, the rest are reachable in one hop: search_tools finds a tool by what it does \
-         (or by name) and call_tool runs any tool by name. When a capability seems missing, use \
-         search_tools before concluding it does not exist.",
-        f.catalog.len(),
-        f.listed
-    );
+    let mut s = if f.mode.all {
+        format!(
+            "mcp-working-set: all {} tools of the upstream MCP server are listed here directly \
+             ({}), so there is nothing to search for.",
+            f.catalog.len(),
+            f.mode.why
+        )
+    } else {
+        format!(
+            "mcp-working-set: the upstream MCP server has {} tools; {} of them are listed here \
+             directly ({}), the rest are reachable in one hop: search_tools finds a tool by what \
+             it does (or by name) and call_tool runs any tool by name. When a capability seems \
+             missing, use search_tools before concluding it does not exist.",
+            f.catalog.len(),
+            f.listed,
+            f.mode.why
+        )
+    };
     let bs = backends(f.catalog);
     if !bs.is_empty() {
         let parts: Vec<String> = bs
@@ -127,7 +139,12 @@ mod tests {
     fn counts_hints_and_down() {
         let c = catalog(&["mail_send", "mail_list", "echo"]);
         let hints = BTreeMap::from([("mail".to_string(), "mailbox".to_string())]);
+        let ws = crate::listed::Mode {
+            all: false,
+            why: "listing is \"working-set\" in the config".into(),
+        };
         let up = Facts {
+            mode: &ws,
             catalog: &c,
             have_catalog: true,
             listed: 1,
@@ -157,6 +174,19 @@ mod tests {
             ),
             "{}",
             instructions(&some)
+        );
+        let all = crate::listed::Mode {
+            all: true,
+            why: "the whole catalog is 9 tokens, under listAllBelowTokens (10)".into(),
+        };
+        let text = instructions(&Facts { mode: &all, ..up });
+        assert!(
+            text.starts_with(
+                "mcp-working-set: all 3 tools of the upstream MCP server are listed here directly \
+                 (the whole catalog is 9 tokens, under listAllBelowTokens (10)), so there is \
+                 nothing to search for."
+            ),
+            "{text}"
         );
     }
 }

@@ -1,23 +1,74 @@
 //! What `tools/list` shows a client: the meta-tools, then the upstream tools `crate::listed`
-//! decides are listed, slimmed (docs/protocol.md) and marked `anthropic/alwaysLoad`. Pure; shared
-//! by the proxy and `mws report` (which counts its tokens). Must not do I/O, nor decide which
-//! tools are listed (that is `crate::listed`).
+//! decides are listed, or every tool when `listed::mode` says so (this file counts the tokens it
+//! decides from), slimmed (docs/protocol.md) and marked `anthropic/alwaysLoad`. Pure; shared by
+//! the proxy and `mws report`. Must not do I/O, nor decide which tools are listed (that is
+//! `crate::listed`).
 
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
 use crate::catalog::Catalog;
-use crate::config::Config;
+use crate::config::{Config, Listing};
 use crate::listed;
 pub use crate::mcp::mark_always_load;
+use crate::report::tokens::{Tokenizer, TokenizerKind, list_size};
 use crate::server::meta_tools;
 
-/// The tools a client is sent, in order: `search_tools`, `call_tool`, then the upstream tools
-/// `listed::entries` picks (working set, then pins), each under the name clients see.
-pub fn listed_tools(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<Value> {
-    let mut out = meta_tools::definitions(catalog, config);
-    for e in listed::entries(catalog, working_set, config) {
+/// A catalog more than this many times the working-set listing in bytes is taken as larger
+/// without counting tokens (tool-definition JSON runs 3 to 5 bytes per token, so counting could
+/// not change the answer), which keeps the tokenizer unloaded in front of a large catalog.
+pub const UNCOUNTED_BYTES_RATIO: usize = 2;
+/// Most bytes per token assumed when checking `listAllBelowTokens`: a catalog over this many
+/// bytes per allowed token is not counted. Raising it counts larger catalogs.
+pub const MAX_BYTES_PER_TOKEN: usize = 8;
+
+/// What `tools/list` shows, the upstream tools in it by the names clients see, and the mode.
+pub struct Chosen {
+    pub tools: Vec<Value>,
+    pub names: Vec<String>,
+    pub mode: listed::Mode,
+}
+
+/// The listing a client gets: `search_tools`, `call_tool`, then the upstream tools
+/// `listed::entries` picks (working set, then pins); or, when `listed::mode` says so, every
+/// upstream tool and no meta-tools.
+pub fn choose(catalog: &Catalog, working_set: &[String], config: &Config) -> Chosen {
+    let set = build(catalog, working_set, config, true);
+    let every: Vec<String> = catalog.names().map(str::to_string).collect();
+    let mode = if config.listing == Listing::Auto && !catalog.is_empty() {
+        let all = build(catalog, &every, config, false);
+        let (sb, ab) = (wire_len(&set), wire_len(&all));
+        let below = config.list_all_below_tokens as usize;
+        let count = ab < sb * UNCOUNTED_BYTES_RATIO || ab < below * MAX_BYTES_PER_TOKEN;
+        let tok = count.then(|| Tokenizer::load(TokenizerKind::O200k));
+        let tokens = |v: &[Value]| tok.map(|t| list_size(&t, v).tokens);
+        listed::mode(config, catalog.len(), tokens(&all), tokens(&set))
+    } else {
+        listed::mode(config, catalog.len(), None, None)
+    };
+    if mode.all {
+        Chosen {
+            tools: build(catalog, &every, config, false),
+            names: listed::names(catalog, &every, config),
+            mode,
+        }
+    } else {
+        Chosen {
+            tools: set,
+            names: listed::names(catalog, working_set, config),
+            mode,
+        }
+    }
+}
+
+fn build(catalog: &Catalog, names: &[String], config: &Config, meta: bool) -> Vec<Value> {
+    let mut out = if meta {
+        meta_tools::definitions(catalog, config)
+    } else {
+        Vec::new()
+    };
+    for e in listed::entries(catalog, names, config) {
         if let Some(tool) = catalog.get(&e.upstream) {
             let tool = present(tool, config.compact_descriptions);
             out.push(if e.renamed() {
@@ -30,10 +81,22 @@ pub fn listed_tools(catalog: &Catalog, working_set: &[String], config: &Config) 
     out
 }
 
+fn wire_len(tools: &[Value]) -> usize {
+    tools.iter().map(crate::mcp::json_len).sum()
+}
+
+/// The tools a client is sent, in order (`choose`).
+pub fn listed_tools(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<Value> {
+    choose(catalog, working_set, config).tools
+}
+
 /// The upstream tools that are listed (no meta-tools), in listing order, by the names clients
-/// see (`listed::names`).
+/// see (`choose`). Cheap in the `working-set` mode: no listing is built.
 pub fn listed_names(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<String> {
-    listed::names(catalog, working_set, config)
+    if config.listing == Listing::WorkingSet {
+        return listed::names(catalog, working_set, config);
+    }
+    choose(catalog, working_set, config).names
 }
 
 /// One upstream tool as listed: slimmed schema, optionally compact description, alwaysLoad.

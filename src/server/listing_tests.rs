@@ -63,6 +63,7 @@ fn catalog() -> Catalog {
 fn meta_tools_first_then_working_set_present_upstream() {
     let mut config = Config {
         pins: vec!["drive_get".into(), "mail_list".into()],
+        listing: Listing::WorkingSet,
         ..Config::default()
     };
     let ws = vec![
@@ -102,6 +103,49 @@ fn meta_tools_first_then_working_set_present_upstream() {
     config.compact_descriptions = true;
     let tools = listed_tools(&catalog(), &ws, &config);
     assert_eq!(tools[3]["description"], "Send.");
+}
+
+#[test]
+fn auto_lists_a_small_catalog_whole_and_a_large_one_by_working_set() {
+    let ws = vec!["mail_send".to_string()];
+    let auto = Config {
+        listing: Listing::Auto,
+        ..Config::default()
+    };
+    let small = choose(&catalog(), &ws, &auto);
+    assert!(small.mode.all, "{}", small.mode.why);
+    let names: Vec<&str> = small
+        .tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), catalog().len());
+    assert!(!names.contains(&"call_tool"), "{names:?}");
+    assert_eq!(small.names.len(), names.len());
+    // Forty tools with long descriptions: far larger than the meta-tools and one tool.
+    let big = Catalog::new(
+        (0..40)
+            .map(|n| json!({"name": format!("t{n}"), "description": "word ".repeat(60), "inputSchema": {"type": "object"}}))
+            .collect(),
+    );
+    let c = choose(&big, &["t1".into()], &auto);
+    assert!(!c.mode.all, "{}", c.mode.why);
+    assert_eq!(c.names, ["t1"]);
+    assert_eq!(c.tools[0]["name"], "search_tools");
+    // Under listAllBelowTokens it is listed whole, and the reason says so.
+    let cfg = Config {
+        list_all_below_tokens: 100_000,
+        ..auto.clone()
+    };
+    let c = choose(&big, &["t1".into()], &cfg);
+    assert!(
+        c.mode.all && c.mode.why.contains("under listAllBelowTokens (100000)"),
+        "{}",
+        c.mode.why
+    );
+    // The default lists the working set, whatever the sizes.
+    let c = choose(&catalog(), &ws, &Config::default());
+    assert!(!c.mode.all && c.mode.why == "listing is \"working-set\" in the config");
 }
 
 #[test]

@@ -185,10 +185,12 @@ impl Proxy {
             .filter(|s| s.down())
             .map(|s| s.name.clone())
             .collect();
+        let chosen = crate::server::listing::choose(&snap.catalog, &ws, &self.config);
         instructions::instructions(&Facts {
             catalog: &snap.catalog,
             have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),
-            listed: listed_names(&snap.catalog, &ws, &self.config).len(),
+            listed: chosen.names.len(),
+            mode: &chosen.mode,
             hints: &self.config.backend_hints,
             upstream_instructions: status.instructions.as_deref(),
             down: &down,

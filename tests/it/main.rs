@@ -25,3 +25,4 @@ mod setup_apply;
 mod support;
 mod tidy;
 mod upstream;
+mod whatif;

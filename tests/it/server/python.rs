@@ -153,3 +153,58 @@ async fn python_sdk_through_mws_serve_to_server_everything() {
         .collect();
     assert_eq!(rows, want);
 }
+
+/// `listing: "auto"` as the Python SDK client sees it: in front of mcp-server-time (two tools,
+/// about 540 tokens, under `listAllBelowTokens`) every tool and no meta-tools; in front of the
+/// demo (60 tools) the meta-tools and the working set. `call_tool` still works either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_sees_auto_listing_by_catalog_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({
+        "upstream": {"command": crate::support::mcp_server_time(), "args": ["--local-timezone", "UTC"]},
+        "listing": "auto",
+        "listAllBelowTokens": 1000,
+        "transcripts": []
+    });
+    let mut served = super::serve_cmd::spawn_serve(dir.path(), &config.to_string(), &[]);
+    let convert =
+        json!({"source_timezone": "UTC", "time": "12:00", "target_timezone": "Asia/Tokyo"});
+    let calls = [
+        ("get_current_time", json!({"timezone": "UTC"})),
+        ("convert_time", convert),
+    ];
+    let r = run_client(&served.url, "auto", calls, "convert a time").await;
+    assert_eq!(
+        r["tools"],
+        json!(["get_current_time", "convert_time"]),
+        "{r}"
+    );
+    for k in ["direct_listed", "direct_unlisted", "via_call_tool"] {
+        assert_eq!(r[k]["isError"], false, "{k}: {r}");
+    }
+    super::serve_cmd::stop(&mut served);
+
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({"listing": "auto", "listAllBelowTokens": 1000, "transcripts": []});
+    let mut served = super::serve_cmd::spawn_serve(dir.path(), &config.to_string(), &["--demo"]);
+    let calls = [
+        ("mail_list_labels", json!({})),
+        ("mail_list_labels", json!({})),
+    ];
+    let r = run_client(&served.url, "auto", calls, "send an email").await;
+    let tools = r["tools"].as_array().unwrap();
+    assert_eq!(
+        tools[..2],
+        [json!("search_tools"), json!("call_tool")],
+        "{r}"
+    );
+    assert!(tools.len() < 10, "the working set, not the 60 tools: {r}");
+    assert!(
+        r["search"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("mail_send_message"),
+        "{r}"
+    );
+    super::serve_cmd::stop(&mut served);
+}

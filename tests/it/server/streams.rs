@@ -98,3 +98,83 @@ async fn listen_stream_acknowledges_and_announces_promotions() {
         7
     );
 }
+
+/// `promote.schedule` in `mws serve`: with "every 2s" (the test-sized form of the same schedule),
+/// the proxy ingests and promotes by itself, and a client listening for changes gets
+/// `tools/list_changed` without anyone running `mws promote`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scheduled_promote_runs_by_itself_and_announces_it() {
+    use std::os::unix::fs::PermissionsExt;
+    use tokio::io::AsyncWriteExt;
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let db = state.join("state.db");
+    {
+        let store = mws::store::Store::open(&db).unwrap();
+        let call = mws::call::Call {
+            ts: mws::clock::fmt(mws::clock::now() - time::Duration::hours(1)),
+            session_id: "s1".into(),
+            tool: "mail_list_labels".into(),
+            via: "call_tool".into(),
+            status: Some(mws::call::Status::Ok),
+            source_key: "proxy:1".into(),
+            ..mws::call::Call::default()
+        };
+        mws::store::log::insert_call(store.conn(), &call).unwrap();
+    }
+    let config = json!({
+        "promote": {"schedule": "every 2s", "minSessions": 1, "minCalls": 1},
+        "transcripts": []
+    });
+    let mut served = super::serve_cmd::spawn_serve(dir.path(), &config.to_string(), &["--demo"]);
+    let addr = served
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let listen = modern(
+        7,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+    .to_string();
+    let mut sock = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: text/event-stream\r\n\
+         MCP-Protocol-Version: {V}\r\nMcp-Method: subscriptions/listen\r\n\
+         Content-Length: {}\r\n\r\n{listen}",
+        listen.len()
+    );
+    sock.write_all(head.as_bytes()).await.unwrap();
+    let mut buf = String::new();
+    let ack = &sse_messages(&mut sock, &mut buf, 1).await[0];
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    // The catalog arriving from the demo upstream may announce a change first; the promotion's
+    // announcement is the one after which the working set holds the called tool.
+    let store = mws::store::Store::open(&db).unwrap();
+    let mut promoted = false;
+    for _ in 0..5 {
+        let msgs = sse_messages(&mut sock, &mut buf, 1).await;
+        assert_eq!(msgs[0]["method"], "notifications/tools/list_changed");
+        let listed: Vec<String> = store
+            .working_set()
+            .unwrap()
+            .into_iter()
+            .map(|l| l.tool)
+            .collect();
+        if listed.iter().any(|t| t == "mail_list_labels") {
+            promoted = true;
+            break;
+        }
+    }
+    assert!(promoted, "no announced promotion of mail_list_labels");
+    let runs: i64 = store
+        .conn()
+        .query_row("SELECT COUNT(*) FROM promotion_runs", [], |r| r.get(0))
+        .unwrap();
+    assert!(runs >= 1);
+    super::serve_cmd::stop(&mut served);
+}

@@ -1,0 +1,127 @@
+//! `mws what-if`: load the recorded calls once, build the grid (`whatif::grid`), replay every
+//! setting (`whatif::replay`), print the table, `--json` or write `--svg`. Glue: the replay,
+//! the grid and the rendering are in `crate::whatif`.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use time::OffsetDateTime;
+
+use super::{CmdResult, UsageError, load_config};
+use crate::catalog::Catalog;
+use crate::cli::WhatIfArgs;
+use crate::config::Config;
+use crate::report::{Tokenizer, TokenizerKind, Window, tokens};
+use crate::server::listing::listed_tools;
+use crate::store::Store;
+use crate::whatif::grid::{self, Axes};
+use crate::whatif::render::{self, WhatIf};
+use crate::whatif::{self, Figures, HistoryBuilder, Setting, World};
+use crate::{clock, probe};
+
+pub fn run(flag: Option<&Path>, args: WhatIfArgs) -> CmdResult {
+    let window = Window::parse(&args.since).map_err(UsageError)?;
+    let kind: TokenizerKind = args.tokenizer.parse().map_err(UsageError)?;
+    let config = load_config(flag)?.config;
+    let settings = grid::settings(
+        &config.promote,
+        &Axes {
+            min_sessions: args.min_sessions.as_deref(),
+            min_calls: args.min_calls.as_deref(),
+            window_days: args.window_days.as_deref(),
+            keep_days: args.keep_days.as_deref(),
+        },
+    )
+    .map_err(UsageError)?;
+    let now = clock::now();
+    let store = Store::open(&config.db_path()).map_err(|e| {
+        anyhow::anyhow!("cannot open the database (`mws doctor` says how to fix it): {e}")
+    })?;
+    let p = probe::for_command(&config)?;
+    let catalog = p.usable(&config).ok().map(|c| c.as_ref().clone());
+    if catalog.is_none() {
+        eprintln!(
+            "mws what-if: no upstream catalog: token figures are unknown, nothing is dropped"
+        );
+    }
+    let tok = Tokenizer::load(kind);
+    let figures = gather(
+        &store,
+        &config,
+        catalog.as_ref(),
+        now,
+        &window,
+        &tok,
+        &settings,
+    )?;
+    let recommended = grid::recommend(&figures);
+    let span = window.span(now);
+    let w = WhatIf {
+        since: &span.since,
+        until: &span.until,
+        tokenizer: kind.encoding(),
+        settings: &figures,
+        recommended: recommended.as_ref(),
+    };
+    if let Some(path) = &args.svg {
+        let svg = render::svg(&w).map_err(anyhow::Error::msg)?;
+        std::fs::write(path, svg).with_context(|| format!("{}: cannot write", path.display()))?;
+        eprintln!("mws what-if: wrote {}", crate::term::path(path));
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        writeln!(out, "{}", crate::term::json_pretty(&w)?)?;
+    } else {
+        out.write_all(render::table(&w).as_bytes())?;
+    }
+    out.flush()?;
+    Ok(0)
+}
+
+/// Loads every call from `store` and replays `settings`, measuring the window ending at `now`.
+/// Tokens are of the `tools/list` the proxy would send (`None` without a catalog).
+pub fn gather(
+    store: &Store,
+    config: &Config,
+    catalog: Option<&Catalog>,
+    now: OffsetDateTime,
+    window: &Window,
+    tokenizer: &Tokenizer,
+    settings: &[Setting],
+) -> anyhow::Result<Vec<Figures>> {
+    let span = window.span(now);
+    let mut b = HistoryBuilder::new(&span.since, &span.until);
+    let mut skipped = 0u64;
+    store.whatif_scan_calls(|ts, tool, session, ok| {
+        if !b.add(ts, tool, session, ok) {
+            skipped += 1;
+        }
+    })?;
+    if skipped > 0 {
+        tracing::warn!("what-if: {skipped} call(s) with an unreadable time skipped");
+    }
+    let history = b.finish();
+    if history.is_empty() {
+        anyhow::bail!(
+            "no calls recorded in {}: nothing to replay (`mws serve` records calls, `mws ingest` \
+             reads transcripts)",
+            config.db_path().display()
+        );
+    }
+    let names: Option<HashSet<String>> = catalog.map(|c| c.names().map(str::to_string).collect());
+    let mut count = |ws: &[String]| {
+        catalog.map(|c| tokens::list_size(tokenizer, &listed_tools(c, ws, config)).tokens)
+    };
+    Ok(whatif::replay(
+        &history,
+        settings,
+        &mut World {
+            pins: &config.pins,
+            catalog: names.as_ref(),
+            tokens: &mut count,
+            since: &span.since,
+        },
+    ))
+}

@@ -1,0 +1,136 @@
+//! `mws what-if` as a user runs it: a state dir with recorded calls and `catalog.json`, an
+//! upstream that is not there; the table, `--json`, `--svg`, and each bad input's message.
+
+use mws::call::{Call, Status};
+use mws::store::Store;
+use serde_json::Value;
+
+use crate::cli::mws;
+use crate::report::fixture;
+
+fn setup(calls: bool) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::copy(fixture("catalogs/time.json"), state.join("catalog.json")).unwrap();
+    let config = dir.path().join("config.json");
+    let port = crate::doctor::closed_port();
+    std::fs::write(
+        &config,
+        format!(
+            r#"{{"upstream": {{"url": "http://127.0.0.1:{port}/mcp"}}, "stateDir": "{}", "transcripts": [], "timeouts": {{"listMs": 500}}}}"#,
+            state.display()
+        ),
+    )
+    .unwrap();
+    let store = Store::open(&state.join("state.db")).unwrap();
+    let now = mws::clock::now();
+    for n in 0..if calls { 40 } else { 0 } {
+        let c = Call {
+            ts: mws::clock::fmt(now - time::Duration::hours(n * 7 + 1)),
+            session_id: format!("s{}", n / 3),
+            tool: if n % 4 == 0 {
+                "convert_time"
+            } else {
+                "get_current_time"
+            }
+            .into(),
+            via: "direct".into(),
+            status: Some(Status::Ok),
+            source_key: format!("proxy:{n}"),
+            ..Call::default()
+        };
+        mws::store::log::insert_call(store.conn(), &c).unwrap();
+    }
+    (dir, config)
+}
+
+#[test]
+fn table_json_and_svg() {
+    let (dir, config) = setup(true);
+    let svg = dir.path().join("w.svg");
+    let out = mws()
+        .arg("--config")
+        .arg(&config)
+        .args(["what-if", "--json", "--svg"])
+        .arg(&svg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let settings = v["settings"].as_array().unwrap();
+    assert!(settings.len() >= 24, "{v}");
+    assert_eq!(settings[0]["current"], true);
+    assert_eq!(settings[0]["okCalls"], 40);
+    assert!(
+        settings
+            .iter()
+            .all(|s| s["avgListedTokens"].as_f64().unwrap() > 100.0)
+    );
+    assert!(
+        v["recommended"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("hit rate")
+    );
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let points = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .count();
+    assert_eq!(points, settings.len());
+
+    let out = mws()
+        .arg("--config")
+        .arg(&config)
+        .args(["what-if", "--min-sessions", "1", "--min-calls", "1,2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("* current setting") && text.contains("→ recommended:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_input_is_named() {
+    let (_dir, config) = setup(false);
+    let run = |args: &[&str]| {
+        let out = mws()
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
+        )
+    };
+    let (code, err) = run(&["what-if", "--min-sessions", "0"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "mws: --min-sessions \"0\": 0 is not allowed, the least is 1"
+    );
+    let (code, err) = run(&["what-if", "--keep-days", "-3"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "mws: --keep-days \"-3\": \"-3\" is not a whole number of at least 1"
+    );
+    let (code, err) = run(&["what-if"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        err.ends_with(
+            "nothing to replay (`mws serve` records calls, `mws ingest` reads transcripts)"
+        ),
+        "{err}"
+    );
+}
