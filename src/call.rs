@@ -47,9 +47,11 @@ pub enum Status {
     Timeout,
     /// The proxy could not get an answer from the upstream (down, closed, not a result).
     Upstream,
+    /// The proxy refused the call: its arguments do not match the tool's `inputSchema`.
+    InvalidArgs,
 }
 
-const ALL: [Status; 7] = [
+const ALL: [Status; 8] = [
     Status::Ok,
     Status::Error,
     Status::ErrorHeuristic,
@@ -57,6 +59,7 @@ const ALL: [Status; 7] = [
     Status::Aborted,
     Status::Timeout,
     Status::Upstream,
+    Status::InvalidArgs,
 ];
 
 impl Status {
@@ -81,6 +84,7 @@ impl Status {
             Status::Aborted => "aborted",
             Status::Timeout => "timeout",
             Status::Upstream => "upstream",
+            Status::InvalidArgs => "invalid_args",
         }
     }
 

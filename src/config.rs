@@ -10,9 +10,11 @@ mod checked;
 mod errors;
 pub(crate) mod jsonc;
 mod raw;
+mod safety;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
+pub use safety::Validation;
 
 /// Default listen port.
 pub const DEFAULT_PORT: u16 = 4484;
@@ -46,6 +48,8 @@ pub struct Config {
     /// The servers behind mws, name → entry, kept as JSON here: ingest reads the names and each
     /// entry's `aliases` (`ingest::names::Servers`).
     pub servers: serde_json::Map<String, serde_json::Value>,
+    /// Arguments checked against the tool's `inputSchema` before a call is sent.
+    pub validation: Validation,
 }
 
 /// Where the upstream MCP server is: Streamable HTTP or a stdio child.
@@ -191,6 +195,7 @@ impl Default for Config {
             compact_descriptions: false,
             search_aliases: BTreeMap::new(),
             servers: serde_json::Map::new(),
+            validation: Validation::default(),
         }
     }
 }

@@ -37,7 +37,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `servers`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `servers`, `validation`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",
@@ -85,6 +85,10 @@ fn messages() {
         (
             "// mws config\n{\n  /* block */ \"pins\": [\"a\",],\n  \"serverName\": \"tb\", // x\n}\n",
             "ok",
+        ),
+        (
+            "{\"validation\": \"strict\"}",
+            "1:23: `validation`: unknown value \"strict\", expected one of `enforce`, `warn`, `off`",
         ),
         (
             "{\"pins\": []} x",

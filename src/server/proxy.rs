@@ -16,13 +16,14 @@ use tokio::sync::watch;
 
 use crate::call::{Call, Status};
 use crate::clock;
-use crate::config::Config;
+use crate::config::{Config, Validation};
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
     CLIENT_CALL_ID_KEYS, IndexCache, StatelessSessions, asks_input, input_fields, split_meta,
     text_result, warn_shadowed,
 };
+use crate::server::guard_call::Guard;
 use crate::server::instructions::{self, Facts};
 use crate::server::legacy::negotiate_legacy;
 use crate::server::listing::{listed_names, listed_tools};
@@ -60,6 +61,7 @@ pub struct Proxy {
     pub(crate) run_id: String,
     pub(crate) seq: AtomicU64,
     pub(crate) stateless: StatelessSessions,
+    pub(crate) guard: Guard,
 }
 
 impl Proxy {
@@ -81,6 +83,7 @@ impl Proxy {
             run_id: format!("{start:x}-{:x}", std::process::id()),
             seq: AtomicU64::new(0),
             stateless: StatelessSessions::default(),
+            guard: Guard::default(),
         })
     }
 
@@ -328,13 +331,19 @@ impl Proxy {
                 .map(String::from)
         });
         let start = Instant::now();
-        let result = self.upstream.request("tools/call", params, &ctx).await;
+        let refusal = self.refusal(tool, &params).await;
+        let refused = refusal.is_some();
+        let result = match refusal {
+            Some(refusal) => Ok(refusal),
+            None => self.upstream.request("tools/call", params, &ctx).await,
+        };
         let ms = i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX);
         if asks_input(&result) {
             // Not a finished call: the round that completes it (the client's retry) is logged.
             return Ok(result?);
         }
         let status = match &result {
+            Ok(_) if refused => Status::InvalidArgs,
             Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
             Ok(_) => Status::Ok,
             Err(UpstreamError::Rpc { .. }) => Status::Error,
@@ -360,6 +369,16 @@ impl Proxy {
             });
         }
         Ok(result?)
+    }
+
+    /// Why `tool` may not be called with `params` (`guard_call`), as the result to answer with.
+    async fn refusal(&self, tool: &str, params: &Value) -> Option<Value> {
+        if self.config.validation == Validation::Off {
+            return None;
+        }
+        let snap = self.upstream.catalog().await;
+        self.guard
+            .check(self.config.validation, &snap, tool, params)
     }
 
     async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {
