@@ -49,9 +49,11 @@ pub enum Status {
     Upstream,
     /// The proxy refused the call: its arguments do not match the tool's `inputSchema`.
     InvalidArgs,
+    /// The proxy refused the call: the config's `policy` excludes the tool.
+    DeniedByPolicy,
 }
 
-const ALL: [Status; 8] = [
+const ALL: [Status; 9] = [
     Status::Ok,
     Status::Error,
     Status::ErrorHeuristic,
@@ -60,6 +62,7 @@ const ALL: [Status; 8] = [
     Status::Timeout,
     Status::Upstream,
     Status::InvalidArgs,
+    Status::DeniedByPolicy,
 ];
 
 impl Status {
@@ -85,6 +88,7 @@ impl Status {
             Status::Timeout => "timeout",
             Status::Upstream => "upstream",
             Status::InvalidArgs => "invalid_args",
+            Status::DeniedByPolicy => "denied_by_policy",
         }
     }
 

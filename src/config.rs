@@ -14,7 +14,7 @@ mod safety;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
-pub use safety::Validation;
+pub use safety::{Policy, Validation};
 
 /// Default listen port.
 pub const DEFAULT_PORT: u16 = 4484;
@@ -50,6 +50,9 @@ pub struct Config {
     pub servers: serde_json::Map<String, serde_json::Value>,
     /// Arguments checked against the tool's `inputSchema` before a call is sent.
     pub validation: Validation,
+    /// Which upstream tools may be listed, found and called.
+    #[serde(deserialize_with = "checked::object")]
+    pub policy: Policy,
 }
 
 /// Where the upstream MCP server is: Streamable HTTP or a stdio child.
@@ -196,6 +199,7 @@ impl Default for Config {
             search_aliases: BTreeMap::new(),
             servers: serde_json::Map::new(),
             validation: Validation::default(),
+            policy: Policy::default(),
         }
     }
 }
@@ -373,6 +377,7 @@ pub fn validate(config: &Config) -> Result<(), String> {
             return Err(format!("`pinFiles[{i}]`: \"{p}\" is not a valid glob: {e}"));
         }
     }
+    config.policy.check()?;
     if config.server_name.is_empty() {
         return Err("`serverName`: expected a non-empty name".into());
     }

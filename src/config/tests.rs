@@ -37,7 +37,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `servers`, `validation`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `servers`, `validation`, `policy`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",
@@ -89,6 +89,15 @@ fn messages() {
         (
             "{\"validation\": \"strict\"}",
             "1:23: `validation`: unknown value \"strict\", expected one of `enforce`, `warn`, `off`",
+        ),
+        (
+            "{\"policy\": {\"deny\": [\"*\", \"a[\"]}}",
+            "0:0: `policy.deny[1]`: \"a[\" is not a valid glob: Pattern syntax error near \
+             position 1: invalid range pattern",
+        ),
+        (
+            "{\"policy\": {\"readonly\": true}}",
+            "1:22: `policy.readonly`: unknown field, did you mean `readOnly`?",
         ),
         (
             "{\"pins\": []} x",

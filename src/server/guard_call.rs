@@ -1,5 +1,6 @@
-//! The check a tool call passes before it is sent upstream: its arguments against the tool's
-//! `inputSchema` (`validation` in the config), with one compiled validator per tool and catalog
+//! The checks a tool call passes before it is sent upstream: the tool against the config's
+//! `policy` (`crate::policy`), then its arguments against the tool's `inputSchema` (`validation`
+//! in the config), with one compiled validator per tool and catalog
 //! version. A refused call is answered with `isError` naming each problem (where, what was
 //! expected, what was found) and the tool's schema without its prose, so that the model can fix
 //! the call in one turn. A schema the validator cannot compile never blocks its tool: its calls go
@@ -10,7 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
-use crate::config::Validation;
+use crate::call::Status;
+use crate::config::{Config, Validation};
+use crate::policy::Rule;
 use crate::server::calls::text_result;
 use crate::upstream::CatalogSnapshot;
 
@@ -39,15 +42,50 @@ enum Compiled {
     Unusable,
 }
 
-/// The validators of the catalog version last seen, compiled on a tool's first call.
-#[derive(Default)]
+/// The policy, and the validators of the catalog version last seen, compiled on a tool's first
+/// call.
 pub(crate) struct Guard {
+    policy: Rule,
+    validation: Validation,
     validators: Mutex<(u64, HashMap<String, Arc<Compiled>>)>,
     /// Tools already warned about, across catalog versions: one warning per tool.
     warned: Mutex<HashSet<String>>,
 }
 
 impl Guard {
+    pub(crate) fn new(config: &Config) -> Guard {
+        Guard {
+            policy: Rule::new(&config.policy),
+            validation: config.validation,
+            validators: Mutex::default(),
+            warned: Mutex::default(),
+        }
+    }
+
+    /// Whether no call can be refused (no policy, validation off): the catalog need not be read.
+    pub(crate) fn is_open(&self) -> bool {
+        self.policy.is_open() && self.validation == Validation::Off
+    }
+
+    /// The answer to a call of `tool` with `params` that may not be sent, and its status: the
+    /// policy excludes the tool, or its arguments do not match its schema (`check`).
+    pub(crate) fn refuse(
+        &self,
+        snap: &CatalogSnapshot,
+        tool: &str,
+        params: &Value,
+    ) -> Option<(Value, Status)> {
+        if let Some(why) = self.policy.why_excluded(tool, snap.catalog.get(tool)) {
+            let text = format!(
+                "{tool} may not be called: the policy in mws's config excludes it ({why}), so \
+                 mws neither lists, searches nor runs it"
+            );
+            return Some((text_result(text, true), Status::DeniedByPolicy));
+        }
+        let refusal = self.check(self.validation, snap, tool, params)?;
+        Some((refusal, Status::InvalidArgs))
+    }
+
     /// The refusal for a call of `tool` with `params` (the `tools/call` params), or `None` when
     /// it may be sent: valid, not checked (`off`, no schema, an unusable schema) or `warn`.
     pub(crate) fn check(

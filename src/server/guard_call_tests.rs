@@ -36,7 +36,7 @@ fn sum_schema() -> Value {
 
 /// The refusal text for `args`, or `None` when the call may go.
 fn check(mode: Validation, schema: Value, args: Value) -> Option<String> {
-    let guard = Guard::default();
+    let guard = Guard::new(&crate::config::Config::default());
     let r = guard.check(
         mode,
         &snap(1, schema),
@@ -98,7 +98,7 @@ fn a_valid_call_or_a_missing_arguments_object_passes() {
         None
     );
     let open = json!({"type": "object", "properties": {"q": {"type": "string"}}});
-    let guard = Guard::default();
+    let guard = Guard::new(&crate::config::Config::default());
     assert!(
         guard
             .check(
@@ -185,7 +185,7 @@ fn a_recursive_schema_checks_nested_values() {
 
 #[test]
 fn validators_follow_the_catalog_version() {
-    let guard = Guard::default();
+    let guard = Guard::new(&crate::config::Config::default());
     let call = json!({"name": "t", "arguments": {"a": "1"}});
     assert!(
         guard

@@ -16,7 +16,8 @@ use tokio::sync::watch;
 
 use crate::call::{Call, Status};
 use crate::clock;
-use crate::config::{Config, Validation};
+use crate::config::Config;
+use crate::listed;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
@@ -73,6 +74,7 @@ impl Proxy {
         log: Option<LogSink>,
     ) -> Arc<Proxy> {
         let start = crate::clock::now().unix_timestamp_nanos() / 1_000_000;
+        let guard = Guard::new(&config);
         Arc::new(Proxy {
             upstream,
             config: Arc::new(config),
@@ -83,7 +85,7 @@ impl Proxy {
             run_id: format!("{start:x}-{:x}", std::process::id()),
             seq: AtomicU64::new(0),
             stateless: StatelessSessions::default(),
-            guard: Guard::default(),
+            guard,
         })
     }
 
@@ -297,7 +299,8 @@ impl Proxy {
             Err(e) => return Ok(text_result(e, true)),
         };
         let snap = self.upstream.catalog().await;
-        let real = match meta_tools::resolve(&snap.catalog, name) {
+        let searchable = listed::searchable(&snap.catalog, &self.config);
+        let real = match meta_tools::resolve(&searchable, name) {
             Ok(Resolved::Tool(real)) => real,
             Ok(Resolved::Search) => return Ok(self.search_tools(Some(&arguments), caller).await),
             Ok(Resolved::CallTool) => {
@@ -306,7 +309,11 @@ impl Proxy {
                     true,
                 ));
             }
-            Err(unknown) => return Ok(text_result(unknown.message(), true)),
+            // A tool the policy hides is named only in the refusal `forward_call` gives.
+            Err(unknown) => match meta_tools::resolve(&snap.catalog, name) {
+                Ok(Resolved::Tool(real)) if snap.catalog.contains(&real) => real,
+                _ => return Ok(text_result(unknown.message(), true)),
+            },
         };
         let mut params = json!({"name": real, "arguments": arguments});
         if let Some(p) = params.as_object_mut() {
@@ -332,9 +339,9 @@ impl Proxy {
         });
         let start = Instant::now();
         let refusal = self.refusal(tool, &params).await;
-        let refused = refusal.is_some();
+        let refused = refusal.as_ref().map(|r| r.1);
         let result = match refusal {
-            Some(refusal) => Ok(refusal),
+            Some((refusal, _)) => Ok(refusal),
             None => self.upstream.request("tools/call", params, &ctx).await,
         };
         let ms = i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX);
@@ -343,7 +350,7 @@ impl Proxy {
             return Ok(result?);
         }
         let status = match &result {
-            Ok(_) if refused => Status::InvalidArgs,
+            Ok(_) if let Some(status) = refused => status,
             Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
             Ok(_) => Status::Ok,
             Err(UpstreamError::Rpc { .. }) => Status::Error,
@@ -371,14 +378,14 @@ impl Proxy {
         Ok(result?)
     }
 
-    /// Why `tool` may not be called with `params` (`guard_call`), as the result to answer with.
-    async fn refusal(&self, tool: &str, params: &Value) -> Option<Value> {
-        if self.config.validation == Validation::Off {
+    /// Why `tool` may not be called with `params` (`guard_call`): the result to answer with and
+    /// the call's status.
+    async fn refusal(&self, tool: &str, params: &Value) -> Option<(Value, Status)> {
+        if self.guard.is_open() {
             return None;
         }
         let snap = self.upstream.catalog().await;
-        self.guard
-            .check(self.config.validation, &snap, tool, params)
+        self.guard.refuse(&snap, tool, params)
     }
 
     async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {

@@ -1,7 +1,8 @@
 //! Arguments checked before dispatch, through the real `mws serve` in front of server-everything
 //! behind the counting fixture (`support/counting_stdio.py`): a wrong-typed call, direct, through
 //! `call_tool` and over `--stdio`, is refused with the path and the tool's schema, the upstream
-//! receives nothing, the corrected call succeeds, and the `calls` row says `invalid_args`.
+//! receives nothing, the corrected call succeeds, and the `calls` row says `invalid_args`. A tool
+//! the `policy` excludes is not listed, searched or suggested, and a call to it is refused.
 
 use std::path::Path;
 
@@ -12,6 +13,10 @@ use crate::support::serve::{self, StdioServed, post_modern};
 const TOOL: &str = "get-sum";
 
 fn config(log: &Path) -> Value {
+    with_policy(log, json!({}))
+}
+
+fn with_policy(log: &Path, policy: Value) -> Value {
     let counting = crate::support::root().join("tests/it/support/counting_stdio.py");
     json!({
         "upstream": {
@@ -20,6 +25,7 @@ fn config(log: &Path) -> Value {
             "env": {"COUNTING_LOG": log},
         },
         "timeouts": {"listMs": 20000, "callMs": 20000, "catalogTtlMs": 60000},
+        "policy": policy,
     })
 }
 
@@ -146,4 +152,98 @@ async fn over_stdio_a_wrong_typed_call_is_refused_and_the_fixed_one_runs() {
     assert!(text(&r).contains('3'), "{r}");
     assert_eq!(calls_received(&log), 1);
     mws.close().await;
+}
+
+/// `tools/call` of `name` with `arguments` through `mws`: the result.
+async fn call(url: &str, name: &str, arguments: Value) -> Value {
+    let r = post_modern(
+        url,
+        9,
+        "tools/call",
+        json!({"name": name, "arguments": arguments}),
+    )
+    .await;
+    r["result"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_denied_tool_is_not_listed_searched_suggested_or_run() {
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("received.log");
+    let policy = json!({"deny": ["get-sum", "*-env"]});
+    let mut mws = serve::start(&with_policy(&log, policy), &[TOOL, "echo", "get-env"]);
+    let listed = serve::names(&post_modern(&mws.url, 1, "tools/list", json!({})).await);
+    assert_eq!(listed, ["search_tools", "call_tool", "echo"]);
+
+    let found = call(
+        &mws.url,
+        "search_tools",
+        json!({"query": "add two numbers sum"}),
+    )
+    .await;
+    assert!(!text(&found).contains(TOOL), "{found}");
+    assert!(
+        text(&found).contains("\"name\""),
+        "search found nothing at all: {found}"
+    );
+    let unknown = call(&mws.url, "call_tool", json!({"name": "get-summ"})).await;
+    let suggested = text(&unknown)
+        .strip_prefix("unknown tool 'get-summ'. Did you mean: ")
+        .and_then(|t| t.split_once('?'))
+        .map(|(names, _)| names.split(", ").collect::<Vec<_>>());
+    let suggested = suggested.unwrap_or_else(|| panic!("no suggestions: {unknown}"));
+    assert!(!suggested.contains(&TOOL), "{unknown}");
+
+    let want = "get-sum may not be called: the policy in mws's config excludes it (config \
+                `policy.deny` has \"get-sum\"), so mws neither lists, searches nor runs it";
+    let direct = call(&mws.url, TOOL, json!({"a": 1, "b": 2})).await;
+    assert_eq!(direct["isError"], true, "{direct}");
+    assert_eq!(text(&direct), want);
+    let via = call(
+        &mws.url,
+        "call_tool",
+        json!({"name": "get_sum", "arguments": {}}),
+    )
+    .await;
+    assert_eq!(text(&via), want);
+    let echoed = call(&mws.url, "echo", json!({"message": "hi"})).await;
+    assert!(text(&echoed).contains("hi"), "{echoed}");
+    assert_eq!(
+        calls_received(&log),
+        0,
+        "a denied call reached the upstream"
+    );
+
+    mws.stop();
+    let store = mws::store::Store::open(&mws.db()).unwrap();
+    let kinds: Vec<String> = store
+        .conn()
+        .prepare("SELECT COALESCE(error_kind, 'ok') FROM calls ORDER BY rowid")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(kinds, ["denied_by_policy", "denied_by_policy", "ok"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_lists_and_runs_only_tools_annotated_read_only() {
+    const WRITER: &str = "toggle-simulated-logging";
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("received.log");
+    let policy = json!({"readOnly": true});
+    let mws = serve::start(&with_policy(&log, policy), &[WRITER, "echo"]);
+    let listed = serve::names(&post_modern(&mws.url, 1, "tools/list", json!({})).await);
+    assert_eq!(listed, ["search_tools", "call_tool", "echo"]);
+    let refused = call(&mws.url, WRITER, json!({})).await;
+    assert!(
+        text(&refused).contains("`policy.readOnly` is true"),
+        "{refused}"
+    );
+    let echoed = call(&mws.url, "echo", json!({"message": "hi"})).await;
+    assert!(text(&echoed).contains("hi"), "{echoed}");
+    let received = std::fs::read_to_string(&log).unwrap();
+    assert!(received.contains("tools/call echo"), "{received}");
+    assert!(!received.contains(WRITER), "{received}");
 }
