@@ -171,7 +171,10 @@ async fn a_denied_tool_is_not_listed_searched_suggested_or_run() {
     let log_dir = tempfile::tempdir().unwrap();
     let log = log_dir.path().join("received.log");
     let policy = json!({"deny": ["get-sum", "*-env"]});
-    let mut mws = serve::start(&with_policy(&log, policy), &[TOOL, "echo", "get-env"]);
+    let mut mws = serve::start(
+        &with_policy(&log, policy.clone()),
+        &[TOOL, "echo", "get-env"],
+    );
     let listed = serve::names(&post_modern(&mws.url, 1, "tools/list", json!({})).await);
     assert_eq!(listed, ["search_tools", "call_tool", "echo"]);
 
@@ -225,6 +228,34 @@ async fn a_denied_tool_is_not_listed_searched_suggested_or_run() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(kinds, ["denied_by_policy", "denied_by_policy", "ok"]);
+
+    // `mws report` counts the hidden tools and the refused calls.
+    let mut cfg = with_policy(&log, policy);
+    cfg["stateDir"] = json!(mws.dir.path().join("state"));
+    let path = mws.dir.path().join("report-config.json");
+    std::fs::write(&path, cfg.to_string()).unwrap();
+    let run = |json: bool| {
+        let mut cmd = serve::mws();
+        cmd.arg("--config").arg(&path).arg("report");
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let v: Value = serde_json::from_str(&run(true)).unwrap();
+    let want = json!({"policyHidden": 2, "invalidArgs": 0, "deniedByPolicy": 2});
+    assert_eq!(v["checks"], want);
+    let text = run(false);
+    assert!(
+        text.contains("the config's policy hides 2 tool(s) of the catalog"),
+        "{text}"
+    );
+    assert!(
+        text.contains("refused before reaching the upstream: 0 call(s) with invalid arguments, 2 by the policy"),
+        "{text}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
