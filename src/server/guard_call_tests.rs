@@ -199,3 +199,19 @@ fn validators_follow_the_catalog_version() {
             .is_none()
     );
 }
+
+#[test]
+fn deeply_nested_arguments_are_checked_without_trouble() {
+    let schema = json!({
+        "$defs": {"node": {"type": "object", "properties": {"kids": {
+            "type": "array", "items": {"$ref": "#/$defs/node"}}, "v": {"type": "integer"}}}},
+        "$ref": "#/$defs/node",
+    });
+    let mut deep = json!({"v": "x"});
+    for _ in 0..120 {
+        deep = json!({"kids": [deep]});
+    }
+    let text = check(Validation::Enforce, schema, deep).unwrap();
+    let place = format!("- at {}/v: ", "/kids/0".repeat(120));
+    assert!(text.contains(&place), "{text}");
+}
