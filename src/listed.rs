@@ -73,6 +73,15 @@ pub fn searchable(catalog: &Arc<Catalog>, config: &Config) -> Arc<Catalog> {
     policy::allowed(catalog, &config.policy)
 }
 
+/// `searchable` for a borrowed catalog: what the meta-tools' descriptions and the server
+/// instructions count and name.
+pub fn searchable_view<'a>(catalog: &'a Catalog, config: &Config) -> Cow<'a, Catalog> {
+    match policy::filtered(catalog, &config.policy) {
+        Some(c) => Cow::Owned(c),
+        None => Cow::Borrowed(catalog),
+    }
+}
+
 /// How many of the catalog's tools the policy hides (`mws report`).
 pub fn hidden_by_policy(catalog: &Catalog, config: &Config) -> usize {
     policy::hidden(catalog, &config.policy)

@@ -67,9 +67,17 @@ impl Rule {
 
 /// The catalog's tools the policy allows: the same catalog when it allows everything.
 pub fn allowed(catalog: &Arc<Catalog>, policy: &Policy) -> Arc<Catalog> {
+    match filtered(catalog, policy) {
+        Some(c) => Arc::new(c),
+        None => catalog.clone(),
+    }
+}
+
+/// The catalog's tools the policy allows, or `None` when it allows everything.
+pub fn filtered(catalog: &Catalog, policy: &Policy) -> Option<Catalog> {
     let rule = Rule::new(policy);
     if rule.is_open() {
-        return catalog.clone();
+        return None;
     }
     let tools = catalog
         .tools()
@@ -80,7 +88,7 @@ pub fn allowed(catalog: &Arc<Catalog>, policy: &Policy) -> Arc<Catalog> {
         })
         .cloned()
         .collect();
-    Arc::new(Catalog::new(tools))
+    Some(Catalog::new(tools))
 }
 
 /// How many of the catalog's tools the policy hides.

@@ -16,7 +16,7 @@ use crate::server::meta_tools;
 /// The tools a client is sent, in order: `search_tools`, `call_tool`, then the upstream tools
 /// `listed::entries` picks (working set, then pins), each under the name clients see.
 pub fn listed_tools(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<Value> {
-    let mut out = meta_tools::definitions(catalog, config);
+    let mut out = meta_tools::definitions(&listed::searchable_view(catalog, config), config);
     for e in listed::entries(catalog, working_set, config) {
         if let Some(tool) = catalog.get(&e.upstream) {
             let tool = present(tool, config.compact_descriptions);

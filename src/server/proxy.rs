@@ -185,7 +185,7 @@ impl Proxy {
         let ws = self.working_set.borrow().clone();
         let status = self.upstream.status();
         instructions::instructions(&Facts {
-            catalog: &snap.catalog,
+            catalog: &listed::searchable_view(&snap.catalog, &self.config),
             have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),
             listed: listed_names(&snap.catalog, &ws, &self.config).len(),
             hints: &self.config.backend_hints,
