@@ -107,19 +107,26 @@ impl Guard {
             None | Some(Value::Null) => &empty,
             Some(a) => a,
         };
-        let problems: Vec<String> = validator.iter_errors(args).map(|e| describe(&e)).collect();
-        if problems.is_empty() {
+        // Only the first `MAX_PROBLEMS` are described; the rest are counted (a huge array of
+        // wrong items must not build a huge message).
+        let (mut problems, mut count) = (Vec::new(), 0);
+        for e in validator.iter_errors(args) {
+            if problems.len() < MAX_PROBLEMS {
+                problems.push(describe(&e));
+            }
+            count += 1;
+        }
+        if count == 0 {
             return None;
         }
         if mode == Validation::Warn {
             tracing::warn!(
-                "{tool}: the arguments do not match its inputSchema ({} problem(s)); sent \
-                 anyway (validation: warn)",
-                problems.len()
+                "{tool}: the arguments do not match its inputSchema ({count} problem(s)); sent \
+                 anyway (validation: warn)"
             );
             return None;
         }
-        Some(text_result(refusal(tool, &problems, schema), true))
+        Some(text_result(refusal(tool, &problems, count, schema), true))
     }
 
     fn compiled(&self, version: u64, tool: &str, schema: &Value) -> Arc<Compiled> {
@@ -201,19 +208,20 @@ fn found(v: &Value) -> String {
     }
 }
 
-fn refusal(tool: &str, problems: &[String], schema: &Value) -> String {
+/// The refusal text: the first problems (`count` in all) and the slimmed schema or its outline.
+fn refusal(tool: &str, problems: &[String], count: usize, schema: &Value) -> String {
     let mut text = format!(
         "invalid arguments for {tool}: mws checked them against the tool's inputSchema and did \
          not send the call (config `validation`)\n"
     );
-    for p in problems.iter().take(MAX_PROBLEMS) {
+    for p in problems {
         text.push_str(p);
         text.push('\n');
     }
-    if problems.len() > MAX_PROBLEMS {
+    if count > problems.len() {
         text.push_str(&format!(
             "- and {} more problem(s)\n",
-            problems.len() - MAX_PROBLEMS
+            count - problems.len()
         ));
     }
     let slim = slim(schema, false);

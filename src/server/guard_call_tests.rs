@@ -215,3 +215,16 @@ fn deeply_nested_arguments_are_checked_without_trouble() {
     let place = format!("- at {}/v: ", "/kids/0".repeat(120));
     assert!(text.contains(&place), "{text}");
 }
+
+#[test]
+fn many_problems_are_counted_not_listed() {
+    let schema = json!({"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer"}}}});
+    let xs: Vec<String> = (0..100_000).map(|i| i.to_string()).collect();
+    let text = check(Validation::Enforce, schema, json!({"xs": xs})).unwrap();
+    assert_eq!(
+        text.matches("\n- at /xs/").count(),
+        super::MAX_PROBLEMS,
+        "{text}"
+    );
+    assert!(text.contains("- and 99992 more problem(s)"), "{text}");
+}
