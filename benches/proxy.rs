@@ -5,6 +5,9 @@
 //! logged to its database). Direct and proxied rounds alternate so machine load hits both alike.
 //! A `floor` path runs in the same rounds: a bare pass-through on the same stack (`start_floor`),
 //! so the table shows what any proxy of this kind adds on this machine next to what mws adds.
+//! A second `mws serve` with `validation: "off"` runs in the same rounds, so the cost of checking
+//! each call's arguments against its schema (the catalog's typical three-property schema) is the
+//! difference between the `mws` and `mws-no-validation` rows.
 //!
 //! Run: `cargo bench --bench proxy` (builds `mws` in the bench profile first). With
 //! `MWS_BENCH_BASELINE=<path to another mws binary>` that build runs too, in the same alternating
@@ -126,15 +129,14 @@ struct Proxied {
 
 /// Starts `bin serve` in front of `upstream` and waits until a catalog tool answers through it;
 /// then one search builds its index.
-async fn start_proxy(name: &str, bin: &str, upstream: &str) -> Proxied {
+async fn start_proxy(name: &str, bin: &str, upstream: &str, validation: &str) -> Proxied {
     let dir = tempfile::tempdir().unwrap();
     let port = common::free_port();
-    let child = common::spawn_serve_bin(
-        bin,
-        dir.path(),
-        json!({"upstream": {"url": upstream}}),
-        port,
-    );
+    let mut config = json!({"upstream": {"url": upstream}});
+    if validation != "enforce" {
+        config["validation"] = json!(validation);
+    }
+    let child = common::spawn_serve_bin(bin, dir.path(), config, port);
     let target = target(format!("http://127.0.0.1:{port}/mcp"));
     let deadline = Instant::now() + READY_WITHIN;
     while target.call("backend0_tool_0").await.is_err() {
@@ -240,9 +242,13 @@ fn main() {
     rt.block_on(async move {
         let upstream = common::start_upstream(common::catalog(TOOLS), Duration::ZERO).await;
         let direct = target(upstream.url.clone());
-        let mut proxies = vec![start_proxy("mws", common::mws_bin(), &upstream.url).await];
+        let mut proxies = vec![
+            start_proxy("mws", common::mws_bin(), &upstream.url, "enforce").await,
+            start_proxy("mws-no-validation", common::mws_bin(), &upstream.url, "off").await,
+        ];
         if let Some(bin) = &baseline {
-            proxies.push(start_proxy("baseline", bin, &upstream.url).await);
+            // An older build may not know `validation`: its config leaves the field out.
+            proxies.push(start_proxy("baseline", bin, &upstream.url, "enforce").await);
         }
         let floor = target(start_floor(&upstream.url));
         // Warm-up: connections, allocator, the call log's writer.
@@ -258,7 +264,7 @@ fn main() {
         if let Some(bin) = &baseline {
             println!("baseline: {bin}");
         }
-        println!("{:<8} {:>5} {:>8} {:>11} {:>11} {:>10} {:>7}", "path", "conc", "calls", "p50", "p99", "calls/s", "failed");
+        println!("{:<17} {:>5} {:>8} {:>11} {:>11} {:>10} {:>7}", "path", "conc", "calls", "p50", "p99", "calls/s", "failed");
         let mut paths: Vec<(&str, Arc<Target>)> = vec![("direct", direct.clone())];
         paths.extend(proxies.iter().map(|p| (p.name.as_str(), p.target.clone())));
         paths.push(("floor", floor.clone()));
@@ -281,7 +287,7 @@ fn main() {
             for (i, (name, _)) in paths.iter().enumerate() {
                 lat[i].sort();
                 println!(
-                    "{:<8} {:>5} {:>8} {:>11} {:>11} {:>10.0} {:>7}",
+                    "{:<17} {:>5} {:>8} {:>11} {:>11} {:>10.0} {:>7}",
                     name,
                     conc,
                     lat[i].len(),
@@ -299,7 +305,7 @@ fn main() {
         println!();
         for (name, conc, p50, p99) in summary {
             let targets = if name == "floor" { ["", ""] } else { [" (target < 0.2)", " (target < 1)"] };
-            println!("added by {name:<8} at concurrency {conc:>2}: p50 {p50:+.3} ms{}, p99 {p99:+.3} ms{}", targets[0], targets[1]);
+            println!("added by {name:<17} at concurrency {conc:>2}: p50 {p50:+.3} ms{}, p99 {p99:+.3} ms{}", targets[0], targets[1]);
         }
         for ((p, idle), cpu0) in proxies.iter().zip(rss_idle).zip(cpu_before) {
             let (rss, hwm) = rss_mb(p.child.0.id());

@@ -47,9 +47,13 @@ pub enum Status {
     Timeout,
     /// The proxy could not get an answer from the upstream (down, closed, not a result).
     Upstream,
+    /// The proxy refused the call: its arguments do not match the tool's `inputSchema`.
+    InvalidArgs,
+    /// The proxy refused the call: the config's `policy` excludes the tool.
+    DeniedByPolicy,
 }
 
-const ALL: [Status; 7] = [
+const ALL: [Status; 9] = [
     Status::Ok,
     Status::Error,
     Status::ErrorHeuristic,
@@ -57,6 +61,8 @@ const ALL: [Status; 7] = [
     Status::Aborted,
     Status::Timeout,
     Status::Upstream,
+    Status::InvalidArgs,
+    Status::DeniedByPolicy,
 ];
 
 impl Status {
@@ -81,6 +87,8 @@ impl Status {
             Status::Aborted => "aborted",
             Status::Timeout => "timeout",
             Status::Upstream => "upstream",
+            Status::InvalidArgs => "invalid_args",
+            Status::DeniedByPolicy => "denied_by_policy",
         }
     }
 

@@ -10,10 +10,12 @@ mod checked;
 mod errors;
 pub(crate) mod jsonc;
 mod raw;
+mod safety;
 pub mod servers;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
+pub use safety::{Policy, Validation};
 pub use servers::Server;
 
 /// Default listen port.
@@ -52,6 +54,11 @@ pub struct Config {
     pub listing: Listing,
     /// In `auto`, list every tool while the whole catalog is under this many tokens (0: off).
     pub list_all_below_tokens: u32,
+    /// Arguments checked against the tool's `inputSchema` before a call is sent.
+    pub validation: Validation,
+    /// Which upstream tools may be listed, found and called.
+    #[serde(deserialize_with = "checked::object")]
+    pub policy: Policy,
 }
 
 /// The listing mode (docs/working-set.md#what-is-listed).
@@ -213,6 +220,8 @@ impl Default for Config {
             search_aliases: BTreeMap::new(),
             listing: Listing::WorkingSet,
             list_all_below_tokens: 0,
+            validation: Validation::default(),
+            policy: Policy::default(),
         }
     }
 }
@@ -391,6 +400,7 @@ pub fn validate(config: &Config) -> Result<(), String> {
             return Err(format!("`pinFiles[{i}]`: \"{p}\" is not a valid glob: {e}"));
         }
     }
+    config.policy.check()?;
     if config.server_name.is_empty() {
         return Err("`serverName`: expected a non-empty name".into());
     }

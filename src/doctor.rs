@@ -4,6 +4,7 @@
 
 pub mod checks;
 pub mod port;
+pub mod safety;
 pub mod servers;
 
 use std::fmt::Write as _;
@@ -77,6 +78,10 @@ impl Check {
     }
     pub fn detail(mut self, line: impl Into<String>) -> Check {
         self.details.push(line.into());
+        self
+    }
+    pub fn details(mut self, lines: Vec<String>) -> Check {
+        self.details.extend(lines);
         self
     }
 }

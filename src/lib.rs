@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod ingest;
 pub mod listed;
 pub mod mcp;
+pub mod policy;
 pub mod private_file;
 pub mod probe;
 pub mod promote;

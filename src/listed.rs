@@ -1,14 +1,17 @@
 //! What is listed: the one rule for which upstream tools a client sees beside the meta-tools, and
 //! where the working set it starts from is kept (the store's `working_set` table; `mws promote`
 //! writes it, `working-set.json` is only an export of it). `mws serve` (through
-//! `server::listing`), `mws report`, `mws search` and `mws doctor` all ask here. The rule is pure;
+//! `server::listing`), `mws report`, `mws search` and `mws doctor` all ask here. A tool the
+//! config's `policy` excludes (`crate::policy`) is never listed nor searched. The rule is pure;
 //! `stored_working_set` reads the database and must not create, migrate or write it.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::config::{Config, Listing};
+use crate::policy;
 use crate::server::meta_tools;
 use crate::store::{self, StoreError};
 
@@ -32,14 +35,16 @@ impl Entry {
 /// working-set order, then config `pins` not already listed. Working-set and pin names are
 /// upstream names, or the names clients see (an `upstream__search_tools` is taken for the
 /// upstream's `search_tools`); a meta-named tool that cannot be shown (the upstream also has its
-/// `upstream__` name) is left out.
+/// `upstream__` name) and a tool the policy excludes are left out.
 pub fn entries(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<Entry> {
     let mut seen = HashSet::new();
+    let rule = policy::Rule::new(&config.policy);
     working_set
         .iter()
         .chain(config.pins.iter())
         .map(|n| meta_tools::upstream_name(catalog, n))
         .filter(|n| catalog.contains(n))
+        .filter(|n| rule.allows(catalog, n))
         .filter(|n| seen.insert(*n))
         .filter_map(|n| {
             let shown = match meta_tools::exposed_name(catalog, n)? {
@@ -108,6 +113,26 @@ pub fn mode(
             "the whole catalog is far larger than the meta-tools and the working set".into(),
         ),
     }
+}
+
+/// The tools search may find and `call_tool` may suggest: the catalog less what the policy
+/// excludes.
+pub fn searchable(catalog: &Arc<Catalog>, config: &Config) -> Arc<Catalog> {
+    policy::allowed(catalog, &config.policy)
+}
+
+/// `searchable` for a borrowed catalog: what the meta-tools' descriptions and the server
+/// instructions count and name.
+pub fn searchable_view<'a>(catalog: &'a Catalog, config: &Config) -> Cow<'a, Catalog> {
+    match policy::filtered(catalog, &config.policy) {
+        Some(c) => Cow::Owned(c),
+        None => Cow::Borrowed(catalog),
+    }
+}
+
+/// How many of the catalog's tools the policy hides (`mws report`).
+pub fn hidden_by_policy(catalog: &Catalog, config: &Config) -> usize {
+    policy::hidden(catalog, &config.policy)
 }
 
 /// The working set as `mws promote` last wrote it: the `working_set` table of `stateDir/state.db`

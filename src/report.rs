@@ -16,11 +16,11 @@ use time::OffsetDateTime;
 
 use crate::catalog::Catalog;
 use crate::clock;
-use crate::store::report::{ClientRow, SearchRow, Span, ToolUsageRow, WorkingSetRow};
+use crate::store::report::{ClientRow, RefusedRow, SearchRow, Span, ToolUsageRow, WorkingSetRow};
 
 pub use hit_rate::HitRate;
 pub use shape::{
-    Calls, ClientOut, ListedTool, Report, Searches, Sizes, ToolOut, Usage, Via, WindowOut,
+    Calls, Checks, ClientOut, ListedTool, Report, Searches, Sizes, ToolOut, Usage, Via, WindowOut,
 };
 pub use tokens::{Size, Tokenizer, TokenizerKind};
 
@@ -132,6 +132,10 @@ pub struct Inputs<'a> {
     pub clients: &'a [ClientRow],
     pub sessions: u64,
     pub searches: &'a SearchRow,
+    /// Calls the proxy refused in the window (`Checks`).
+    pub refused: &'a RefusedRow,
+    /// Catalog tools the config's policy hides (`listed::hidden_by_policy`).
+    pub policy_hidden: usize,
     /// Successful non-`call_tool` calls inside the listed intervals (`hit_rate`).
     pub hits: u64,
     pub upstream: &'a UpstreamInfo,
@@ -319,6 +323,11 @@ pub fn compute(i: &Inputs) -> Report {
             })
             .collect(),
         tools,
+        checks: Checks {
+            policy_hidden: i.policy_hidden,
+            invalid_args: i.refused.invalid_args,
+            denied_by_policy: i.refused.denied_by_policy,
+        },
     }
 }
 

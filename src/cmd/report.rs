@@ -153,6 +153,8 @@ pub fn gather(
         sessions: scan.sessions,
         searches: &store.report_searches(&span)?,
         hits: scan.hits,
+        refused: &store.report_refused(&span)?,
+        policy_hidden: crate::listed::hidden_by_policy(catalog, config),
         upstream,
     }))
 }

@@ -39,7 +39,7 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     };
     let listed = listed_names(cfg, &catalog);
     // Upstream tools named like a meta-tool under the names `search_tools` shows them by.
-    let catalog = meta_tools::exposed_catalog(&catalog);
+    let catalog = meta_tools::exposed_catalog(&listed::searchable(&catalog, cfg));
     let index = SearchIndex::build_shared(catalog, &options);
     let opts = QueryOptions {
         limit: args.limit,

@@ -46,7 +46,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `validation`, `policy`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",
@@ -94,6 +94,19 @@ fn messages() {
         (
             "// mws config\n{\n  /* block */ \"pins\": [\"a\",],\n  \"serverName\": \"tb\", // x\n}\n",
             "ok",
+        ),
+        (
+            "{\"validation\": \"strict\"}",
+            "1:23: `validation`: unknown value \"strict\", expected one of `enforce`, `warn`, `off`",
+        ),
+        (
+            "{\"policy\": {\"deny\": [\"*\", \"a[\"]}}",
+            "0:0: `policy.deny[1]`: \"a[\" is not a valid glob: Pattern syntax error near \
+             position 1: invalid range pattern",
+        ),
+        (
+            "{\"policy\": {\"readonly\": true}}",
+            "1:22: `policy.readonly`: unknown field, did you mean `readOnly`?",
         ),
         (
             "{\"pins\": []} x",

@@ -279,7 +279,7 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
         );
         let listing = listing(config, &p.catalog);
         return match p.catalog.rejected() {
-            [] => Check::ok("upstream", summary).detail(listing),
+            [] => Check::ok("upstream", summary).details(listing),
             left_out => left_out
                 .iter()
                 .fold(
@@ -293,7 +293,7 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
                     ),
                     |c, (name, why)| c.detail(format!("{name}: {why}")),
                 )
-                .detail(listing),
+                .details(listing),
         };
     }
     let fix = match &config.upstream {
@@ -314,14 +314,15 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
                 "meanwhile the proxy serves the last good catalog from catalog.json ({} tools)",
                 p.catalog.len()
             ))
-            .detail(listing(config, &p.catalog)),
+            .details(listing(config, &p.catalog)),
         _ => c.detail("with no catalog.json either, clients see only search_tools and call_tool"),
     }
 }
 
-/// How many tools `tools/list` shows with this catalog (`listed`, over the stored working set).
-fn listing(config: &Config, catalog: &Catalog) -> String {
-    match listed::stored_working_set(config) {
+/// How many tools `tools/list` shows with this catalog (`listed`, over the stored working set),
+/// then what the policy hides and which schemas cannot be checked (`doctor::safety`).
+fn listing(config: &Config, catalog: &Catalog) -> Vec<String> {
+    let listed = match listed::stored_working_set(config) {
         Ok(ws) => match crate::server::listing::choose(catalog, &ws, config) {
             c if c.mode.all => format!(
                 "clients see all {} tools and no meta-tools ({})",
@@ -335,7 +336,10 @@ fn listing(config: &Config, catalog: &Catalog) -> String {
             ),
         },
         Err(e) => format!("the working set cannot be read ({e}): clients see the pins only"),
-    }
+    };
+    let mut lines = vec![listed];
+    lines.extend(crate::doctor::safety::details(config, catalog));
+    lines
 }
 
 /// Each transcript root: found, how many transcripts, the newest.

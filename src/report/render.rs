@@ -48,6 +48,7 @@ pub fn text(r: &Report, style: Style) -> String {
         "search_tools, call_tool and the working set"
     };
     let _ = writeln!(out, "Listing: {what} ({})", safe(&m.why));
+    out.push_str(&checks_lines(&r.checks));
 
     let h = &r.hit_rate;
     out.push_str("\nWorking-set hit rate: ");
@@ -398,6 +399,29 @@ fn short_time(ts: &str) -> String {
 /// `2026-11-29T21:58:06.123Z` → `2026-11-29`.
 fn short_date(ts: &str) -> String {
     ts.get(..10).unwrap_or(ts).to_string()
+}
+
+/// What the checks before a call did (config `policy` and `validation`); nothing when they did
+/// nothing.
+fn checks_lines(c: &crate::report::Checks) -> String {
+    let mut out = String::new();
+    if c.policy_hidden > 0 {
+        let _ = writeln!(
+            out,
+            "  the config's policy hides {} tool(s) of the catalog",
+            num(c.policy_hidden as u64)
+        );
+    }
+    if c.invalid_args + c.denied_by_policy > 0 {
+        let _ = writeln!(
+            out,
+            "  refused before reaching the upstream: {} call(s) with invalid arguments, {} by the \
+             policy",
+            num(c.invalid_args),
+            num(c.denied_by_policy)
+        );
+    }
+    out
 }
 
 #[cfg(test)]

@@ -24,6 +24,19 @@ pub struct Report {
     pub calls: Calls,
     pub clients: Vec<ClientOut>,
     pub tools: Vec<ToolOut>,
+    pub checks: Checks,
+}
+
+/// The checks before a call is sent (config `policy` and `validation`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checks {
+    /// Catalog tools the policy hides.
+    pub policy_hidden: usize,
+    /// Calls in the window refused because their arguments did not match the tool's schema.
+    pub invalid_args: u64,
+    /// Calls in the window refused because the policy excludes the tool.
+    pub denied_by_policy: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

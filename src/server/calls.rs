@@ -89,7 +89,7 @@ impl IndexCache {
         };
         // Shares the catalog the snapshot holds instead of copying every tool object into the
         // index (a second copy of a 1,000-tool catalog is ~1.4 MB of heap for the life of it).
-        let catalog = meta_tools::exposed_catalog(catalog);
+        let catalog = meta_tools::exposed_catalog(&crate::listed::searchable(catalog, config));
         let build = move || Arc::new(SearchIndex::build_shared(catalog, &options));
         // A build takes milliseconds (about 50 at 10,000 tools) and `mws serve` runs one worker,
         // so it runs on a blocking thread while calls go on. Not `block_in_place`: that retires

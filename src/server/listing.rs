@@ -64,7 +64,7 @@ pub fn choose(catalog: &Catalog, working_set: &[String], config: &Config) -> Cho
 
 fn build(catalog: &Catalog, names: &[String], config: &Config, meta: bool) -> Vec<Value> {
     let mut out = if meta {
-        meta_tools::definitions(catalog, config)
+        meta_tools::definitions(&listed::searchable_view(catalog, config), config)
     } else {
         Vec::new()
     };

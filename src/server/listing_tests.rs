@@ -153,3 +153,26 @@ fn empty_catalog_lists_only_meta_tools() {
     let tools = listed_tools(&Catalog::default(), &["a".into()], &Config::default());
     assert_eq!(tools.len(), 2);
 }
+
+#[test]
+fn the_policy_hides_tools_from_the_listing_and_the_search_description() {
+    let catalog = Catalog::new(vec![
+        json!({"name": "mail_send", "inputSchema": {"type": "object"}}),
+        json!({"name": "mail_delete", "inputSchema": {"type": "object"}}),
+        json!({"name": "files_delete", "inputSchema": {"type": "object"}}),
+    ]);
+    let config = Config {
+        policy: crate::config::Policy {
+            deny: vec!["*_delete".into()],
+            ..Default::default()
+        },
+        ..Config::default()
+    };
+    let ws: Vec<String> = ["mail_delete", "mail_send"].map(String::from).into();
+    let tools = listed_tools(&catalog, &ws, &config);
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["search_tools", "call_tool", "mail_send"]);
+    let desc = tools[0]["description"].as_str().unwrap();
+    assert!(desc.starts_with("Search all 1 tools"), "{desc}");
+    assert!(!desc.contains("files"), "{desc}");
+}

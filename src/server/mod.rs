@@ -7,6 +7,7 @@ pub mod app;
 pub mod bridge;
 mod calls;
 pub mod fake_upstream;
+pub mod guard_call;
 pub mod guards;
 pub mod input;
 pub mod instructions;

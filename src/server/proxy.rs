@@ -17,12 +17,14 @@ use tokio::sync::watch;
 use crate::call::{Call, Status};
 use crate::clock;
 use crate::config::Config;
+use crate::listed;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
     CLIENT_CALL_ID_KEYS, IndexCache, StatelessSessions, asks_input, input_fields, split_meta,
     text_result, warn_shadowed,
 };
+use crate::server::guard_call::Guard;
 use crate::server::instructions::{self, Facts};
 use crate::server::legacy::negotiate_legacy;
 use crate::server::listing::{listed_names, listed_tools};
@@ -60,6 +62,7 @@ pub struct Proxy {
     pub(crate) run_id: String,
     pub(crate) seq: AtomicU64,
     pub(crate) stateless: StatelessSessions,
+    pub(crate) guard: Guard,
 }
 
 impl Proxy {
@@ -71,6 +74,7 @@ impl Proxy {
         log: Option<LogSink>,
     ) -> Arc<Proxy> {
         let start = crate::clock::now().unix_timestamp_nanos() / 1_000_000;
+        let guard = Guard::new(&config);
         Arc::new(Proxy {
             upstream,
             config: Arc::new(config),
@@ -81,6 +85,7 @@ impl Proxy {
             run_id: format!("{start:x}-{:x}", std::process::id()),
             seq: AtomicU64::new(0),
             stateless: StatelessSessions::default(),
+            guard,
         })
     }
 
@@ -187,7 +192,7 @@ impl Proxy {
             .collect();
         let chosen = crate::server::listing::choose(&snap.catalog, &ws, &self.config);
         instructions::instructions(&Facts {
-            catalog: &snap.catalog,
+            catalog: &listed::searchable_view(&snap.catalog, &self.config),
             have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),
             listed: chosen.names.len(),
             mode: &chosen.mode,
@@ -303,7 +308,8 @@ impl Proxy {
             Err(e) => return Ok(text_result(e, true)),
         };
         let snap = self.upstream.catalog().await;
-        let real = match meta_tools::resolve(&snap.catalog, name) {
+        let searchable = listed::searchable(&snap.catalog, &self.config);
+        let real = match meta_tools::resolve(&searchable, name) {
             Ok(Resolved::Tool(real)) => real,
             Ok(Resolved::Search) => return Ok(self.search_tools(Some(&arguments), caller).await),
             Ok(Resolved::CallTool) => {
@@ -312,7 +318,11 @@ impl Proxy {
                     true,
                 ));
             }
-            Err(unknown) => return Ok(text_result(unknown.message(), true)),
+            // A tool the policy hides is named only in the refusal `forward_call` gives.
+            Err(unknown) => match meta_tools::resolve(&snap.catalog, name) {
+                Ok(Resolved::Tool(real)) if snap.catalog.contains(&real) => real,
+                _ => return Ok(text_result(unknown.message(), true)),
+            },
         };
         let mut params = json!({"name": real, "arguments": arguments});
         if let Some(p) = params.as_object_mut() {
@@ -337,13 +347,19 @@ impl Proxy {
                 .map(String::from)
         });
         let start = Instant::now();
-        let result = self.upstream.request("tools/call", params, &ctx).await;
+        let refusal = self.refusal(tool, &params).await;
+        let refused = refusal.as_ref().map(|r| r.1);
+        let result = match refusal {
+            Some((refusal, _)) => Ok(refusal),
+            None => self.upstream.request("tools/call", params, &ctx).await,
+        };
         let ms = i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX);
         if asks_input(&result) {
             // Not a finished call: the round that completes it (the client's retry) is logged.
             return Ok(result?);
         }
         let status = match &result {
+            Ok(_) if let Some(status) = refused => status,
             Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
             Ok(_) => Status::Ok,
             Err(UpstreamError::Rpc { .. }) => Status::Error,
@@ -369,6 +385,16 @@ impl Proxy {
             });
         }
         Ok(result?)
+    }
+
+    /// Why `tool` may not be called with `params` (`guard_call`): the result to answer with and
+    /// the call's status.
+    async fn refusal(&self, tool: &str, params: &Value) -> Option<(Value, Status)> {
+        if self.guard.is_open() {
+            return None;
+        }
+        let snap = self.upstream.catalog().await;
+        self.guard.refuse(&snap, tool, params)
     }
 
     async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {

@@ -61,6 +61,13 @@ pub struct SearchRow {
     pub by_mode: Vec<(String, u64)>,
 }
 
+/// Calls in the window the proxy refused before sending them, by `error_kind`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RefusedRow {
+    pub invalid_args: u64,
+    pub denied_by_policy: u64,
+}
+
 /// One tool's fate in one promotion run, with the run's time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TransitionRow {
@@ -188,6 +195,24 @@ impl Store {
             });
         }
         Ok(())
+    }
+
+    /// Calls in the window refused by the proxy's checks (`invalid_args`, `denied_by_policy`).
+    pub fn report_refused(&self, span: &Span) -> Result<RefusedRow, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT error_kind, COUNT(*) FROM calls WHERE ts >= ?1 AND ts <= ?2
+             AND error_kind IN ('invalid_args', 'denied_by_policy') GROUP BY error_kind",
+        )?;
+        let mut out = RefusedRow::default();
+        let mut rows = st.query(params![span.since, span.until])?;
+        while let Some(r) = rows.next()? {
+            let n = u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0);
+            match r.get::<_, String>(0)?.as_str() {
+                "invalid_args" => out.invalid_args = n,
+                _ => out.denied_by_policy = n,
+            }
+        }
+        Ok(out)
     }
 
     /// The last successful call of each named tool, at any time (`None` if it never succeeded).

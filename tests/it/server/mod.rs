@@ -2,6 +2,7 @@
 //! in-memory fake upstream, driven over HTTP, stdio pipes and the Python SDK client.
 
 mod conformance;
+mod guarded;
 mod hostile;
 mod http;
 mod legacy;

@@ -31,7 +31,7 @@ async fn stdio_serves_both_eras_and_survives_garbage() {
     let r = ask(modern(3, "tools/list", json!({})).to_string()).await;
     assert_eq!(r["result"]["resultType"], "complete");
     let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-        "params": {"name": "call_tool", "arguments": {"name": "send_message", "arguments": {}}}});
+        "params": {"name": "call_tool", "arguments": {"name": "send_message", "arguments": {"to": "ana"}}}});
     let r = ask(call.to_string()).await;
     assert!(
         r["result"]["content"][0]["text"]
