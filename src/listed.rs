@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::catalog::Catalog;
 use crate::config::{Config, Listing};
 use crate::policy;
-use crate::server::meta_tools;
+use crate::catalog::exposed;
 use crate::store::{self, StoreError};
 
 /// One listed upstream tool.
@@ -42,12 +42,12 @@ pub fn entries(catalog: &Catalog, working_set: &[String], config: &Config) -> Ve
     working_set
         .iter()
         .chain(config.pins.iter())
-        .map(|n| meta_tools::upstream_name(catalog, n))
+        .map(|n| exposed::upstream_name(catalog, n))
         .filter(|n| catalog.contains(n))
         .filter(|n| rule.allows(catalog, n))
         .filter(|n| seen.insert(*n))
         .filter_map(|n| {
-            let shown = match meta_tools::exposed_name(catalog, n)? {
+            let shown = match exposed::exposed_name(catalog, n)? {
                 Cow::Borrowed(b) => b.to_string(),
                 Cow::Owned(alias) => alias,
             };
