@@ -1,4 +1,5 @@
 //! `mws search [--catalog FILE] [--json] [--limit N] [--explain] QUERY`: runs `search_tools`
+//! (or, with `--eval GOLD.jsonl`, scores every query of a gold file: `search::eval`)
 //! against a catalog file, else the catalog a command uses (`probe::for_command`), marks the
 //! tools the proxy lists (`listed`), and prints the reply (human text, or `--json` exactly as
 //! `search_tools` returns it).
@@ -14,7 +15,7 @@ use super::{CmdResult, UsageError, load_config};
 use crate::catalog::Catalog;
 use crate::cli::SearchArgs;
 use crate::config::Config;
-use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions, check_query};
+use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions, check_query, eval};
 use crate::server::meta_tools;
 use crate::term::Safe;
 use crate::{listed, probe};
@@ -26,6 +27,16 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         return Err(UsageError("--limit must be at least 1".into()).into());
     }
     let query = args.query.join(" ");
+    if args.eval.is_some() && !query.is_empty() {
+        return Err(UsageError(
+            "--eval reads its queries from the gold file; drop the query".into(),
+        )
+        .into());
+    }
+    let gold = match &args.eval {
+        Some(path) => Some(read_gold(path)?),
+        None => None,
+    };
     if let Err(e) = check_query(&query) {
         return Err(UsageError(e.to_string()).into());
     }
@@ -46,6 +57,16 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         explain: args.explain,
         variant: None,
     };
+    if let Some(gold) = gold {
+        let report = eval::evaluate(&index, &gold, &opts);
+        let mut out = std::io::stdout().lock();
+        if args.json {
+            writeln!(out, "{}", serde_json::to_string(&report)?)?;
+        } else {
+            write_eval(&mut out, &report)?;
+        }
+        return Ok(0);
+    }
     let reply = index.search_with(&query, &listed, &opts);
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -58,6 +79,71 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         write_human(&mut out, &reply)?;
     }
     Ok(0)
+}
+
+/// The gold file's queries, or an error naming the file and line.
+fn read_gold(path: &Path) -> anyhow::Result<Vec<eval::Gold>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("cannot read the gold file {}: {e}", path.display()))?;
+    let gold = eval::parse_gold(&text).map_err(|e| {
+        UsageError(format!(
+            "gold file {}:{}: {}",
+            path.display(),
+            e.line,
+            e.reason
+        ))
+    })?;
+    if gold.is_empty() {
+        return Err(UsageError(format!("gold file {} has no queries", path.display())).into());
+    }
+    Ok(gold)
+}
+
+fn write_eval(out: &mut impl Write, r: &eval::EvalReport) -> std::io::Result<()> {
+    for m in &r.misses {
+        let what = match m.rank {
+            _ if m.expected.is_empty() => "answered, want nothing".to_string(),
+            Some(k) => format!("rank {k}, want {}", Safe(&m.expected.join(" | "))),
+            None => format!(
+                "not in the top {}, want {}",
+                eval::EVAL_DEPTH,
+                Safe(&m.expected.join(" | "))
+            ),
+        };
+        writeln!(
+            out,
+            "miss {}: {what}; got [{}]",
+            Safe(&format!("{:?}", m.query)),
+            Safe(&m.got.join(", "))
+        )?;
+    }
+    for u in &r.unknown {
+        writeln!(
+            out,
+            "warning: expected tool {} is not in the catalog",
+            Safe(u)
+        )?;
+    }
+    writeln!(
+        out,
+        "queries {}: {} with expected tools, {} negatives",
+        r.queries, r.positives, r.negatives
+    )?;
+    writeln!(
+        out,
+        "top-1 {:.1}%  top-3 {:.1}%  MRR@{} {:.3}  answered with nothing: {} of {}",
+        r.top1 * 100.0,
+        r.top3 * 100.0,
+        eval::EVAL_DEPTH,
+        r.mrr,
+        r.positives_empty,
+        r.positives
+    )?;
+    writeln!(
+        out,
+        "negatives answered with nothing: {} of {}",
+        r.negatives_empty, r.negatives
+    )
 }
 
 /// The catalog a command uses, or the error a user reads when there is none.

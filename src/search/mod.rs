@@ -5,10 +5,11 @@
 //! Files: `tokenize` (words and stems), `synonyms` (query expansion), `backend` (name prefixes),
 //! `bm25f` (the inverted index and scoring), `rank` (a query against the index, `--explain`),
 //! `modes` (exact / backend / ranked / catalog), `reply` (the JSON and its budget), `query` (the
-//! bounds of a query).
+//! bounds of a query), `eval` (gold sets scored for `mws search --eval`).
 
 mod backend;
 mod bm25f;
+pub mod eval;
 mod hash;
 mod modes;
 mod query;

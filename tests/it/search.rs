@@ -179,3 +179,62 @@ fn a_query_past_the_bounds_is_refused() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// `--eval` scores a gold file: figures and misses for people, the same figures with `--json`.
+#[test]
+fn eval_scores_a_gold_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = fixture("catalog.json");
+    let gold = fixture("eval/project.jsonl");
+    let args = ["--catalog", cat.to_str().unwrap(), "--eval"];
+    let out = run(dir.path(), &[&args[..], &[gold.to_str().unwrap()]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let human = text(&out.stdout);
+    assert!(
+        human.contains("queries 64: 50 with expected tools, 14 negatives"),
+        "{human}"
+    );
+    assert!(
+        human.contains("negatives answered with nothing: "),
+        "{human}"
+    );
+    let json = [&args[..], &[gold.to_str().unwrap(), "--json"]].concat();
+    let out = run(dir.path(), &json);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["positives"].as_u64(), v["negatives"].as_u64()),
+        (Some(50), Some(14))
+    );
+    let top1 = v["top1"].as_f64().unwrap();
+    assert!(
+        human.contains(&format!("top-1 {:.1}%", top1 * 100.0)),
+        "{human}"
+    );
+    let misses = v["misses"].as_array().unwrap().len();
+    assert_eq!(
+        human.lines().filter(|l| l.starts_with("miss ")).count(),
+        misses
+    );
+}
+
+/// A bad gold line is named by file and line; a query beside `--eval` is refused.
+#[test]
+fn eval_refuses_bad_gold_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = fixture("catalog.json");
+    let gold = dir.path().join("gold.jsonl");
+    std::fs::write(
+        &gold,
+        "{\"query\":\"a\",\"expected\":[\"x\"]}\n{\"query\":\"b\"}\n",
+    )
+    .unwrap();
+    let (c, g) = (cat.to_str().unwrap(), gold.to_str().unwrap());
+    let out = run(dir.path(), &["--catalog", c, "--eval", g]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    let want = format!("gold file {g}:2: \"expected\" is missing or not a list of tool names");
+    assert!(err.contains(&want), "{err}");
+    let out = run(dir.path(), &["--catalog", c, "--eval", g, "share"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--eval reads its queries from the gold file"));
+}
