@@ -10,9 +10,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
+use crate::catalog::exposed;
 use crate::config::{Config, Listing};
 use crate::policy;
-use crate::catalog::exposed;
 use crate::store::{self, StoreError};
 
 /// One listed upstream tool.
