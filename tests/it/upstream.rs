@@ -773,13 +773,16 @@ async fn the_first_call_after_a_slow_modern_stdio_restart_succeeds() {
         .status()
         .unwrap();
     assert!(status.success());
-    // SIGKILL lands asynchronously: wait until the child has exited (a zombie, or reaped).
+    // SIGKILL lands asynchronously: wait until the child can be reaped (its leader a zombie and
+    // every other thread gone, or reaped already), so the next call cannot reach it.
     let stat = format!("/proc/{}/stat", first[0]);
-    let exited = (0..200).any(|_| {
+    let tasks = format!("/proc/{}/task", first[0]);
+    let exited = (0..500).any(|_| {
         let s = std::fs::read_to_string(&stat).unwrap_or_default();
+        let threads = std::fs::read_dir(&tasks).map_or(0, |d| d.count());
         let done = s
             .rsplit_once(") ")
-            .is_none_or(|(_, rest)| rest.starts_with('Z'));
+            .is_none_or(|(_, rest)| rest.starts_with('Z') && threads <= 1);
         if !done {
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -789,7 +792,12 @@ async fn the_first_call_after_a_slow_modern_stdio_restart_succeeds() {
 
     // The first call after the kill: the child is restarted (slowly) and answers it.
     let r = call(&up, "get_current_time", utc).await;
-    let r = r.unwrap_or_else(|e| panic!("first call after the restart failed: {e}"));
+    let r = r.unwrap_or_else(|e| {
+        panic!(
+            "first call after the restart failed: {e}; starts: {:?}",
+            pids()
+        )
+    });
     assert!(text_of(&r).contains("UTC"), "{r}");
     assert_eq!(pids().len(), 2, "restarted once: {:?}", pids());
     assert_eq!(up.status().era, Some(Era::Modern));
