@@ -24,7 +24,7 @@ impl Conn {
                 return Ok(n.clone());
             }
             *state = None;
-            let n = Arc::new(self.negotiate(generation).await?);
+            let n = Arc::new(self.negotiate(generation, false).await?);
             *state = Some(n.clone());
             let mut s = self.status.lock().unwrap();
             s.era = Some(n.era);
@@ -46,7 +46,12 @@ impl Conn {
         r
     }
 
-    async fn negotiate(&self, mut generation: u64) -> Result<Negotiated, UpstreamError> {
+    /// `retried`: this is the one renewed attempt after a refused `initialize`.
+    async fn negotiate(
+        &self,
+        mut generation: u64,
+        retried: bool,
+    ) -> Result<Negotiated, UpstreamError> {
         let cached = *self.verdict.lock().unwrap();
         if cached != Some(Era::Legacy) {
             match self.probe(generation).await? {
@@ -65,16 +70,18 @@ impl Conn {
             *self.verdict.lock().unwrap() = Some(Era::Legacy);
         }
         let n = match self.initialize(generation).await {
-            // A modern server too slow to answer the probe in time (it was still starting) turns
-            // `initialize` down; it is up now, so ask it again. Also when an earlier attempt left a
-            // legacy verdict behind (its budget ran out between the probe and `initialize`).
+            // A modern server too slow to answer the probe in time (it was still starting, e.g. a
+            // restarted child) read the probe first, so it locked the connection to 2026-07-28 and
+            // turns `initialize` down; it is up now, so probe it again, once. Also when an earlier
+            // attempt left a legacy verdict behind (its budget ran out between the probe and
+            // `initialize`). A modern verdict kept from an earlier child does not prevent this.
             Err(UpstreamError::Rpc {
                 code: code::UNSUPPORTED_VERSION,
                 data,
                 ..
-            }) if cached != Some(Era::Modern) && lists_modern(data.as_ref()) => {
+            }) if !retried && lists_modern(data.as_ref()) => {
                 *self.verdict.lock().unwrap() = Some(Era::Modern);
-                return Box::pin(self.negotiate(generation)).await;
+                return Box::pin(self.negotiate(generation, true)).await;
             }
             r => r?,
         };

@@ -727,3 +727,78 @@ async fn a_modern_stdio_upstreams_list_changed_arrives_on_its_listen() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// mcp-server-time (the Python SDK) locks a connection to the era of the first message it reads.
+/// Killed and restarted slowly, the new child reads mws's discover probe late (after it timed out,
+/// so mws fell back to `initialize`) and refuses the `initialize` with -32022 listing 2026-07-28:
+/// mws must then speak 2026-07-28 to it, even though the verdict kept from the first child was
+/// already modern, and the first call after the restart must succeed.
+#[tokio::test]
+async fn the_first_call_after_a_slow_modern_stdio_restart_succeeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("spawns.log");
+    let wrapper = support::root().join("tests/it/support/slow_restart_stdio.py");
+    let time = support::mcp_server_time();
+    let mut cfg = support::config(
+        support::stdio(
+            "python3",
+            &[
+                wrapper.to_str().unwrap(),
+                time.to_str().unwrap(),
+                "--local-timezone",
+                "UTC",
+            ],
+        ),
+        dir.path(),
+        support::timeouts(30_000, 30_000, 600_000),
+    );
+    if let UpstreamCfg::Stdio(s) = &mut cfg.upstream {
+        s.env.insert("SPAWN_LOG".into(), log.display().to_string());
+    }
+    let up = connect(&cfg);
+    live_catalog(&up).await;
+    assert_eq!(up.status().era, Some(Era::Modern));
+    let utc = json!({"timezone": "UTC"});
+    let r = call(&up, "get_current_time", utc.clone()).await.unwrap();
+    assert!(text_of(&r).contains("UTC"), "{r}");
+
+    let pids = || -> Vec<String> {
+        let text = std::fs::read_to_string(&log).unwrap();
+        text.lines().map(str::to_string).collect()
+    };
+    let first = pids();
+    assert_eq!(first.len(), 1, "{first:?}");
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &first[0]])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // SIGKILL lands asynchronously: wait until the child can be reaped (its leader a zombie and
+    // every other thread gone, or reaped already), so the next call cannot reach it.
+    let stat = format!("/proc/{}/stat", first[0]);
+    let tasks = format!("/proc/{}/task", first[0]);
+    let exited = (0..500).any(|_| {
+        let s = std::fs::read_to_string(&stat).unwrap_or_default();
+        let threads = std::fs::read_dir(&tasks).map_or(0, |d| d.count());
+        let done = s
+            .rsplit_once(") ")
+            .is_none_or(|(_, rest)| rest.starts_with('Z') && threads <= 1);
+        if !done {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        done
+    });
+    assert!(exited, "the killed child did not exit");
+
+    // The first call after the kill: the child is restarted (slowly) and answers it.
+    let r = call(&up, "get_current_time", utc).await;
+    let r = r.unwrap_or_else(|e| {
+        panic!(
+            "first call after the restart failed: {e}; starts: {:?}",
+            pids()
+        )
+    });
+    assert!(text_of(&r).contains("UTC"), "{r}");
+    assert_eq!(pids().len(), 2, "restarted once: {:?}", pids());
+    assert_eq!(up.status().era, Some(Era::Modern));
+}

@@ -9,6 +9,7 @@ mod clients;
 mod model;
 mod mws;
 mod peers;
+mod servers;
 mod through_mws;
 
 use std::path::Path;

@@ -47,6 +47,21 @@ impl Mws {
     /// Writes a config (upstream `upstream_url`, serverName `toolbox`, `pins`, the clients'
     /// transcript roots) and starts `mws serve --config` on a free port.
     pub fn start(dir: &Path, upstream_url: &str, pins: &[&str], roots: &[(&str, &Path)]) -> Mws {
+        Mws::launch(dir, ("upstream", json!({"url": upstream_url})), pins, roots)
+    }
+
+    /// As [`Mws::start`], with `servers` (a map of name → server entry) instead of one upstream.
+    pub fn start_servers(
+        dir: &Path,
+        servers: Value,
+        pins: &[&str],
+        roots: &[(&str, &Path)],
+    ) -> Mws {
+        Mws::launch(dir, ("servers", servers), pins, roots)
+    }
+
+    /// Writes the config with `behind` (`upstream` or `servers`) and starts `mws serve` on it.
+    fn launch(dir: &Path, behind: (&str, Value), pins: &[&str], roots: &[(&str, &Path)]) -> Mws {
         let home = dir.join("mws-home");
         let state_dir = dir.join("mws-state");
         std::fs::create_dir_all(&home).unwrap();
@@ -55,14 +70,14 @@ impl Mws {
             .iter()
             .map(|(kind, root)| json!({"type": kind, "root": root}))
             .collect();
-        let config = json!({
-            "upstream": {"url": upstream_url},
+        let mut config = json!({
             "listen": {"host": "127.0.0.1", "port": port},
             "stateDir": state_dir,
             "serverName": SERVER,
             "pins": pins,
             "transcripts": transcripts,
         });
+        config[behind.0] = behind.1;
         let config_path = dir.join("mws-config.json");
         std::fs::write(&config_path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
         let mut c = mws_command(&home);
