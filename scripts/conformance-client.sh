@@ -59,12 +59,15 @@ async def main(url):
         elif SCENARIO == "http-invalid-tool-headers":
             # Ask mws to call every tool the scenario server offers (found with search_tools):
             # mws must forward the valid one and refuse those with invalid x-mcp-header annotations.
+            # Each with the arguments search_tools suggests (its `call_tool` template), since mws
+            # checks arguments against the tool's inputSchema before sending a call.
             found = await c.call_tool("search_tools", {"query": "tool", "limit": 50})
             text = found.content[0].text
-            names = sorted(t["name"] for t in json.loads(text).get("results", []))
-            print("search_tools found:", names)
-            for name in names:
-                r = await c.call_tool("call_tool", {"name": name, "arguments": {}})
+            results = sorted(json.loads(text).get("results", []), key=lambda t: t["name"])
+            print("search_tools found:", [t["name"] for t in results])
+            for t in results:
+                name, args = t["name"], t.get("call_tool", {}).get("arguments", {})
+                r = await c.call_tool("call_tool", {"name": name, "arguments": args})
                 print(name, "through mws:", r.model_dump(by_alias=True, exclude_none=True))
         elif SCENARIO in SCENARIO_TOOL:
             name = SCENARIO_TOOL[SCENARIO]

@@ -107,6 +107,8 @@ impl Guard {
             None | Some(Value::Null) => &empty,
             Some(a) => a,
         };
+        let without_nulls = without_optional_nulls(args, schema);
+        let args = without_nulls.as_ref().unwrap_or(args);
         // Only the first `MAX_PROBLEMS` are described; the rest are counted (a huge array of
         // wrong items must not build a huge message).
         let (mut problems, mut count) = (Vec::new(), 0);
@@ -163,6 +165,29 @@ impl Guard {
         cache.1.insert(tool.to_string(), compiled.clone());
         compiled
     }
+}
+
+/// `args` without its top-level `null` members that the schema does not require, when it has
+/// any: a null argument is an omitted one (as the 2026-07-28 `Mcp-Param-*` rules treat it, and
+/// as clients and models send optional arguments), so it is checked as absent and sent as is.
+fn without_optional_nulls(args: &Value, schema: &Value) -> Option<Value> {
+    let obj = args.as_object()?;
+    let required = |k: &str| {
+        schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|r| r.iter().any(|n| n.as_str() == Some(k)))
+    };
+    let drop = |(k, v): (&String, &Value)| v.is_null() && !required(k);
+    if !obj.iter().any(drop) {
+        return None;
+    }
+    Some(Value::Object(
+        obj.iter()
+            .filter(|kv| !drop(*kv))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    ))
 }
 
 /// Compiles a tool's `inputSchema` (draft 2020-12 unless it says `$schema`; `format` is not

@@ -228,3 +228,17 @@ fn many_problems_are_counted_not_listed() {
     );
     assert!(text.contains("- and 99992 more problem(s)"), "{text}");
 }
+
+/// A null argument the schema does not require counts as omitted (sent as is); a required one
+/// that is null is still refused.
+#[test]
+fn an_optional_null_argument_is_an_omitted_one() {
+    let e = Validation::Enforce;
+    assert_eq!(
+        check(e, sum_schema(), json!({"a": 1, "description": null})),
+        None
+    );
+    assert_eq!(check(e, sum_schema(), json!({"a": 1, "opts": null})), None);
+    let msg = check(e, sum_schema(), json!({"a": null})).expect("a required null is refused");
+    assert!(msg.contains("/a") || msg.contains("\"a\""), "{msg}");
+}
