@@ -254,8 +254,8 @@ fn write_explain(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
 fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::io::Result<()> {
     writeln!(
         out,
-        "    score {:.3} = {:.3} × name bonus {:.2}",
-        e.score, e.base, e.name_bonus
+        "    score {:.3} = {:.3} × name bonus {:.2}; confidence {:.2} (nothing below {:.2})",
+        e.score, e.base, e.name_bonus, e.confidence, e.min_confidence
     )?;
     for w in &e.words {
         let tf: Vec<String> = FIELDS

@@ -211,7 +211,7 @@ mod tests {
         let index = SearchIndex::build(&catalog, &SearchOptions::default());
         let gold = parse_gold(concat!(
             "{\"query\":\"send an email\",\"expected\":[\"send_email\"]}\n",
-            "{\"query\":\"file email\",\"expected\":[\"read_file\",\"gone_tool\"]}\n",
+            "{\"query\":\"read a file\",\"expected\":[\"read_file\",\"gone_tool\"]}\n",
             "{\"query\":\"zebra quartz\",\"expected\":[]}\n",
         ))
         .unwrap();

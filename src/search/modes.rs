@@ -1,7 +1,8 @@
 //! The modes of docs/search.md, by the query's shape: empty → the catalog grouped by backend;
 //! an exact tool name (with or without its backend prefix, or with the `mcp__<server>__` prefix a
 //! client shows) → that tool, uncapped; a backend name → its tools in upstream order; a backend
-//! name plus words → ranked inside that backend; anything else → ranked. Pure.
+//! name plus words → ranked inside that backend; anything else → ranked, or nothing when its best
+//! tool is a weak match (`SearchIndex::min_confidence`). Pure.
 
 use std::collections::HashSet;
 
@@ -172,7 +173,16 @@ fn ranked(
         None => true,
         Some(b) => ix.backends.of_tool[d as usize].is_some_and(|(id, _)| id == b),
     };
-    let (hits, matched) = ix.rank(index, &words, allow, limit);
+    let (mut hits, mut matched) = ix.rank(index, &words, allow, limit);
+    // A weak best candidate: nothing matches (the hint says what to try instead). Not inside a
+    // backend the query named: that name is a match the words' confidence does not count.
+    if restrict.is_none()
+        && let Some(&(top, _)) = hits.first()
+        && ix.confidence(index, top as usize, &words) < ix.min_confidence(index, &words)
+    {
+        hits.clear();
+        matched = 0;
+    }
     let tools = ix.catalog.tools();
     let entries: Vec<Entry> = hits
         .iter()

@@ -24,6 +24,24 @@ pub const NAME_COVERAGE_BONUS: f32 = 1.5;
 /// to the factor 1. Raising it favours names over descriptions for partial matches too.
 pub const NAME_WORD_BONUS: f32 = 0.5;
 
+/// A ranked query whose best tool's `confidence` is below this gets no results and the hint
+/// instead: its words match only common words or a few words of a request about something the
+/// catalog lacks. Set on the project's own gold sets with negatives (fixtures/eval): 0.4 answers
+/// 13 of 14 negatives on catalog.json with nothing for one lost top-3 query in 50, and costs the
+/// MetaTool development set 1.2 points of top-3 (4.8% of its queries come back empty, mostly
+/// misses already). Raising it answers more requests the catalog cannot serve with nothing, and
+/// more that it can serve too.
+pub const MIN_CONFIDENCE: f32 = 0.4;
+
+/// Catalogs with fewer tools always answer a ranked query that matches anything: over a handful
+/// of tools idf cannot tell a rare word from a common one (a word in 2 of 3 tools), and the whole
+/// catalog is a short list anyway. Raising it keeps weak matches in larger catalogs too.
+pub const MIN_TOOLS_FOR_NOTHING: usize = 20;
+
+/// Share of the most a query's words could score that its best tool must reach when that most is
+/// low (see `min_confidence`): a one-word query of a word many tools share still gets them.
+pub const MIN_SHARE: f32 = 0.3;
+
 /// Tools scoring below this fraction of the best score are not results (they matched only a
 /// common word). Raising it returns fewer, surer results.
 pub const MIN_SCORE_FRACTION: f32 = 0.15;
@@ -45,6 +63,10 @@ pub struct Explain {
     /// The name factor (see `bonus`): graded by the share of words in the name, times
     /// `NAME_COVERAGE_BONUS` when the name covers them all.
     pub name_bonus: f32,
+    /// `base` in units of an unseen word's idf (`SearchIndex::confidence`).
+    pub confidence: f32,
+    /// The confidence the best tool needs, else nothing matches (`min_confidence`).
+    pub min_confidence: f32,
     pub words: Vec<WordExplain>,
 }
 
@@ -221,6 +243,48 @@ impl SearchIndex {
         name_factor(covered, n)
     }
 
+    /// How strongly `doc` answers the query: its score before the name factor, in units of the
+    /// idf of a term no tool has (so about 1 per rare query word the tool holds, less for common
+    /// words, synonyms and words the tool mentions once in a long text). Comparable across
+    /// catalogs and query lengths, unlike the raw score.
+    pub(super) fn confidence(&self, index: &Index, doc: usize, words: &[QueryWord]) -> f32 {
+        let lens = index.lens(doc);
+        let mut got = 0.0f32;
+        for w in words {
+            let (mut best, mut all) = (0.0f32, 0.0f32);
+            for &(t, weight, _) in &w.terms {
+                let v = weight * index.term_score(t, &index.counts(doc, t), &lens);
+                best = best.max(v);
+                all += v;
+            }
+            got += best + OTHER_TERMS_WEIGHT * (all - best);
+        }
+        got / unseen_idf(index.n_docs())
+    }
+
+    /// The confidence below which a query gets nothing: `MIN_CONFIDENCE`, lowered for queries
+    /// that could not reach it (only common words, or a synonym alone) to `MIN_SHARE` of the
+    /// most their words could score. A word the catalog lacks entirely (no term, no synonym)
+    /// could have scored a full unit: it keeps the bar up. Zero (never nothing) in catalogs of
+    /// fewer than `MIN_TOOLS_FOR_NOTHING` tools.
+    pub(super) fn min_confidence(&self, index: &Index, words: &[QueryWord]) -> f32 {
+        if index.n_docs() < MIN_TOOLS_FOR_NOTHING {
+            return 0.0;
+        }
+        let unseen = unseen_idf(index.n_docs());
+        let most: f32 = words
+            .iter()
+            .map(|w| {
+                w.terms
+                    .iter()
+                    .map(|&(t, weight, _)| weight * index.idf[t as usize] / unseen)
+                    .fold(None, |m: Option<f32>, v| Some(m.map_or(v, |m| m.max(v))))
+                    .unwrap_or(1.0)
+            })
+            .sum();
+        MIN_CONFIDENCE.min(MIN_SHARE * most)
+    }
+
     /// The parts of `doc`'s score for `--explain`.
     pub(super) fn explain(&self, index: &Index, doc: usize, words: &[QueryWord]) -> Explain {
         let lens = index.lens(doc);
@@ -267,9 +331,16 @@ impl SearchIndex {
             score: base * name_bonus,
             base,
             name_bonus,
+            confidence: self.confidence(index, doc, words),
+            min_confidence: self.min_confidence(index, words),
             words: parts,
         }
     }
+}
+
+/// The idf of a term no tool has (BM25's idf at document frequency 0).
+fn unseen_idf(n_docs: usize) -> f32 {
+    (1.0 + (n_docs as f32 + 0.5) / 0.5).ln()
 }
 
 /// `bonus` given the count of covered words and of known words.

@@ -217,6 +217,41 @@ fn no_match_gives_empty_results_and_a_hint() {
     );
 }
 
+/// A request the catalog cannot serve gets nothing, though common words of it match some tool;
+/// one it serves keeps its results, and a weak match inside a named backend is still ranked.
+#[test]
+fn a_weak_best_candidate_means_nothing_matches() {
+    let ix = index(&load("catalog.json"));
+    let cases = [
+        ("convert 100 dollars to euros", 0),
+        ("book a flight to Lisbon for next Friday", 0),
+        ("what will the weather be like tomorrow", 0),
+        ("share a file", 8),
+        ("mail folders", 1),
+    ];
+    for (q, want) in cases {
+        let weak = ix.search_with(
+            q,
+            &HashSet::new(),
+            &QueryOptions {
+                limit: Some(8),
+                ..Default::default()
+            },
+        );
+        let n = weak.json["results"].as_array().unwrap().len();
+        assert_eq!(n.min(1), want.min(1), "{q}: {:?}", names(&weak));
+        if n == 0 {
+            assert!(
+                weak.json["hint"]
+                    .as_str()
+                    .unwrap()
+                    .contains("try other words"),
+                "{q}"
+            );
+        }
+    }
+}
+
 #[test]
 fn schemas_and_templates_only_for_the_top_three() {
     let r = search(&index(&load("catalog.json")), "share a file");

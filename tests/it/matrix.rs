@@ -173,7 +173,7 @@ fn rmcp_case(url: &str, inspector_era: &'static str) -> Case {
         listed: &["echo", "filler_03"],
         call_listed: ("echo", json!({"message": "hi there"}), "Echo: hi there"),
         call_unlisted: ("add", json!({"a": 2, "b": 3}), "5"),
-        query: "adding numbers together",
+        query: "add two numbers together",
         inspector_era,
     }
 }
