@@ -177,6 +177,9 @@ pub struct SearchArgs {
     /// Show the parts of each result's score.
     #[arg(long)]
     pub explain: bool,
+    /// Rank without the usage prior (tools called in recent sessions rank a little higher).
+    #[arg(long)]
+    pub no_prior: bool,
     /// Score search on a gold file (JSON lines {"query", "expected": [names]}; an empty list
     /// means nothing should match): top-1, top-3, MRR@10, negatives, misses.
     #[arg(long, value_name = "GOLD.jsonl", conflicts_with_all = ["explain", "limit"])]

@@ -3,7 +3,8 @@
 //! writes it, `working-set.json` is only an export of it). `mws serve` (through
 //! `server::listing`), `mws report`, `mws search` and `mws doctor` all ask here. A tool the
 //! config's `policy` excludes (`crate::policy`) is never listed nor searched. The rule is pure;
-//! `stored_working_set` reads the database and must not create, migrate or write it.
+//! `stored_working_set` (and `stored_prior`, the usage counts search ranks with) read the
+//! database and must not create, migrate or write it.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
@@ -143,6 +144,14 @@ pub fn stored_working_set(config: &Config) -> Result<Vec<String>, StoreError> {
         return Ok(Vec::new());
     }
     store::serve::read_working_set(&path).map_err(|error| StoreError::Sqlite { path, error })
+}
+
+/// The usage prior of search as the database holds it now: sessions with a successful call per
+/// tool within the promotion window (`promote.windowDays`). Read-only; nothing is stored for it.
+pub fn stored_prior(config: &Config) -> Result<crate::search::Prior, StoreError> {
+    let path = config.db_path();
+    let since = crate::promote::cutoff(crate::clock::now(), config.promote.window_days);
+    store::serve::read_prior(&path, &since).map_err(|error| StoreError::Sqlite { path, error })
 }
 
 #[cfg(test)]

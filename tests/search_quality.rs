@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use mws::catalog::Catalog;
-use mws::search::{QueryOptions, REPLY_BUDGET, SearchIndex, SearchOptions, Variant};
+use mws::search::{Prior, QueryOptions, REPLY_BUDGET, SearchIndex, SearchOptions, Variant};
 use serde_json::Value;
 
 /// Thresholds for the project's own gold set (docs/search.md, Quality).
@@ -20,6 +20,10 @@ const FIXTURE_TOP3: f64 = 0.90;
 const METATOOL_TOP1: f64 = 0.495;
 const METATOOL_TOP3: f64 = 0.652;
 const METATOOL_MRR: f64 = 0.584;
+
+/// Most top-3 a usage prior on every tool but the expected ones may cost (the prior reorders
+/// near-ties, never a clear lead).
+const PRIOR_MAX_LOSS: f64 = 0.05;
 
 /// Results considered for MRR (a tool ranked lower counts 0).
 const MRR_DEPTH: usize = 10;
@@ -45,14 +49,47 @@ fn evaluate(
     variant: Variant,
     failures: &mut Vec<String>,
 ) -> Figures {
-    let listed = HashSet::new();
-    let opts = QueryOptions {
-        limit: Some(MRR_DEPTH),
-        explain: false,
-        variant: Some(variant),
+    evaluate_with(index, gold, variant, &|_| None, failures)
+}
+
+/// A usage prior per query, from its expected tools: none, the expected tools alone (a user
+/// whose habits match the request), or every other tool (habits that never do).
+#[derive(Clone, Copy)]
+enum Habits {
+    Matching,
+    Opposite,
+}
+
+fn prior_for(index: &SearchIndex, expected: &[String], habits: Habits) -> Prior {
+    let rows: Vec<(String, u32)> = match habits {
+        Habits::Matching => expected.iter().map(|e| (e.clone(), 10)).collect(),
+        Habits::Opposite => index
+            .catalog()
+            .names()
+            .filter(|n| !expected.iter().any(|e| e == n))
+            .map(|n| (n.to_string(), 10))
+            .collect(),
     };
+    Prior::from_sessions(rows)
+}
+
+fn evaluate_with(
+    index: &SearchIndex,
+    gold: &[(String, Vec<String>)],
+    variant: Variant,
+    prior_of: &dyn Fn(&[String]) -> Option<Prior>,
+    failures: &mut Vec<String>,
+) -> Figures {
+    let listed = HashSet::new();
     let (mut top1, mut top3, mut rr) = (0usize, 0usize, 0.0f64);
     for (query, expected) in gold {
+        let prior = prior_of(expected);
+        let opts = QueryOptions {
+            limit: Some(MRR_DEPTH),
+            explain: false,
+            variant: Some(variant),
+            prior: prior.as_ref(),
+        };
         let reply = index.search_with(query, &listed, &opts);
         check_reply(query, &reply.text, reply.mode);
         let names: Vec<&str> = reply.json["results"]
@@ -183,6 +220,27 @@ fn main() {
     gate("metatool top-1", f.top1, METATOOL_TOP1);
     gate("metatool top-3", f.top3, METATOOL_TOP3);
     gate("metatool MRR", f.mrr, METATOOL_MRR);
+    for (label, habits) in [
+        ("metatool (prior, matching)", Habits::Matching),
+        ("metatool (prior, opposite)", Habits::Opposite),
+    ] {
+        let p = evaluate_with(
+            &index,
+            &gold,
+            Variant::Bm25f,
+            &|e| Some(prior_for(&index, e, habits)),
+            &mut Vec::new(),
+        );
+        show(label, &p);
+        if let Habits::Opposite = habits {
+            // Habits that never match cost at most this much: the prior reorders near-ties only.
+            gate(
+                "metatool top-3, opposite prior",
+                p.top3,
+                f.top3 - PRIOR_MAX_LOSS,
+            );
+        }
+    }
 
     if !ok {
         std::process::exit(1);

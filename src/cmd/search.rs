@@ -15,7 +15,9 @@ use super::{CmdResult, UsageError, load_config};
 use crate::catalog::Catalog;
 use crate::cli::SearchArgs;
 use crate::config::Config;
-use crate::search::{FIELDS, QueryOptions, Reply, SearchIndex, SearchOptions, check_query, eval};
+use crate::search::{
+    FIELDS, Prior, QueryOptions, Reply, SearchIndex, SearchOptions, check_query, eval,
+};
 use crate::server::meta_tools;
 use crate::term::Safe;
 use crate::{listed, probe};
@@ -52,10 +54,22 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     // Upstream tools named like a meta-tool under the names `search_tools` shows them by.
     let catalog = meta_tools::exposed_catalog(&listed::searchable(&catalog, cfg));
     let index = SearchIndex::build_shared(catalog, &options);
+    let prior = if args.no_prior {
+        Prior::default()
+    } else {
+        listed::stored_prior(cfg).unwrap_or_else(|e| {
+            eprintln!(
+                "mws search: warning: cannot read the usage prior: {}",
+                Safe(&e.to_string())
+            );
+            Prior::default()
+        })
+    };
     let opts = QueryOptions {
         limit: args.limit,
         explain: args.explain,
         variant: None,
+        prior: Some(&prior),
     };
     if let Some(gold) = gold {
         let report = eval::evaluate(&index, &gold, &opts);
@@ -254,8 +268,17 @@ fn write_explain(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
 fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::io::Result<()> {
     writeln!(
         out,
-        "    score {:.3} = {:.3} × name bonus {:.2}; confidence {:.2} (nothing below {:.2})",
-        e.score, e.base, e.name_bonus, e.confidence, e.min_confidence
+        "    score {:.3} = {:.3} × name bonus {:.2}{}; confidence {:.2} (nothing below {:.2})",
+        e.score * e.prior,
+        e.base,
+        e.name_bonus,
+        if e.prior > 1.0 {
+            format!(" × usage prior {:.2}", e.prior)
+        } else {
+            String::new()
+        },
+        e.confidence,
+        e.min_confidence
     )?;
     for w in &e.words {
         let tf: Vec<String> = FIELDS

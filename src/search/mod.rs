@@ -5,13 +5,15 @@
 //! Files: `tokenize` (words and stems), `synonyms` (query expansion), `backend` (name prefixes),
 //! `bm25f` (the inverted index and scoring), `rank` (a query against the index, `--explain`),
 //! `modes` (exact / backend / ranked / catalog), `reply` (the JSON and its budget), `query` (the
-//! bounds of a query), `eval` (gold sets scored for `mws search --eval`).
+//! bounds of a query), `eval` (gold sets scored for `mws search --eval`), `prior` (the usage
+//! prior).
 
 mod backend;
 mod bm25f;
 pub mod eval;
 mod hash;
 mod modes;
+mod prior;
 mod query;
 mod rank;
 mod reply;
@@ -24,6 +26,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 pub use bm25f::{FIELDS, Variant};
+pub use prior::{PRIOR_BOOST, Prior};
 pub use query::{MAX_QUERY_BYTES, MAX_QUERY_WORDS, QueryError, check as check_query};
 pub use rank::{Explain, WordExplain};
 pub use reply::trim as trim_text;
@@ -63,15 +66,17 @@ pub struct SearchOptions {
     pub backend_hints: BTreeMap<String, String>,
 }
 
-/// Per-query options (`mws search --limit/--explain`; `search_tools` uses the defaults).
+/// Per-query options (`mws search --limit/--explain`; `search_tools` passes the usage prior).
 #[derive(Debug, Clone, Copy, Default)]
-pub struct QueryOptions {
+pub struct QueryOptions<'a> {
     /// Most results (default `DEFAULT_LIMIT` for ranked queries, the whole backend otherwise).
     pub limit: Option<usize>,
     /// Fill `Reply::explain` with the score parts of each result.
     pub explain: bool,
     /// Ranking variant (the quality test compares BM25F with per-field BM25).
     pub variant: Option<Variant>,
+    /// The usage prior for ranked queries (`prior.rs`).
+    pub prior: Option<&'a Prior>,
 }
 
 /// An index over one catalog version. Build once per version, query many times.

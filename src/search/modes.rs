@@ -8,6 +8,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
+use super::prior::PRIOR_EXTRA;
 use super::query::step;
 use super::reply::{self, Entry, json_len};
 use super::tokenize::tokens;
@@ -169,11 +170,13 @@ fn ranked(
     };
     let words = ix.query_words(index, &tokens(text));
     let limit = opts.limit.unwrap_or(DEFAULT_LIMIT);
+    let prior = opts.prior.filter(|p| !p.is_empty());
     let allow = |d: u32| match restrict {
         None => true,
         Some(b) => ix.backends.of_tool[d as usize].is_some_and(|(id, _)| id == b),
     };
-    let (mut hits, mut matched) = ix.rank(index, &words, allow, limit);
+    let extra = if prior.is_some() { PRIOR_EXTRA } else { 0 };
+    let (mut hits, mut matched) = ix.rank(index, &words, allow, limit + extra);
     // A weak best candidate: nothing matches (the hint says what to try instead). Not inside a
     // backend the query named: that name is a match the words' confidence does not count.
     if restrict.is_none()
@@ -184,6 +187,19 @@ fn ranked(
         matched = 0;
     }
     let tools = ix.catalog.tools();
+    let name = |d: u32| {
+        tools[d as usize]
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    if let Some(p) = prior {
+        for h in &mut hits {
+            h.1 *= p.factor(name(h.0));
+        }
+        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        hits.truncate(limit);
+    }
     let entries: Vec<Entry> = hits
         .iter()
         .map(|&(d, _)| entry(tools, d as usize, listed))
@@ -201,7 +217,11 @@ fn ranked(
     let explain = if opts.explain {
         hits.iter()
             .take(r.shown)
-            .map(|&(d, _)| ix.explain(index, d as usize, &words))
+            .map(|&(d, _)| {
+                let mut e = ix.explain(index, d as usize, &words);
+                e.prior = prior.map_or(1.0, |p| p.factor(name(d)));
+                e
+            })
             .collect()
     } else {
         Vec::new()

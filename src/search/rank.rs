@@ -63,6 +63,8 @@ pub struct Explain {
     /// The name factor (see `bonus`): graded by the share of words in the name, times
     /// `NAME_COVERAGE_BONUS` when the name covers them all.
     pub name_bonus: f32,
+    /// The usage prior's factor (1: never used, or no prior); the rank is by `score × prior`.
+    pub prior: f32,
     /// `base` in units of an unseen word's idf (`SearchIndex::confidence`).
     pub confidence: f32,
     /// The confidence the best tool needs, else nothing matches (`min_confidence`).
@@ -331,6 +333,7 @@ impl SearchIndex {
             score: base * name_bonus,
             base,
             name_bonus,
+            prior: 1.0,
             confidence: self.confidence(index, doc, words),
             min_confidence: self.min_confidence(index, words),
             words: parts,

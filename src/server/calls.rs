@@ -1,19 +1,16 @@
 //! What the proxy's methods (`proxy.rs`) use around a request: its `_meta` split into a
 //! `CallContext`, the client's call id keys, the session a stateless client's calls are logged
-//! under, the search index shared per catalog version, the shape of a meta-tool's answer. Must
-//! never log arguments, results or query text.
+//! under, the shape of a meta-tool's answer. Must never log arguments, results or query text.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
 use crate::clock;
-use crate::config::Config;
 use crate::mcp::{self, Caller, Era};
-use crate::search::{SearchIndex, SearchOptions};
 use crate::server::meta_tools;
 use crate::upstream::{CallContext, UpstreamError};
 
@@ -58,49 +55,6 @@ impl StatelessSessions {
         }
         entry.1 = now;
         entry.0.clone()
-    }
-}
-
-/// The search index and the catalog version it was built for; held across a build, so one build
-/// serves every search waiting on it.
-#[derive(Default)]
-pub(crate) struct IndexCache {
-    slot: tokio::sync::Mutex<Option<(u64, Arc<SearchIndex>)>>,
-}
-
-impl IndexCache {
-    /// The search index for a catalog version, built once and shared.
-    pub(crate) async fn get(
-        &self,
-        version: u64,
-        catalog: &Arc<Catalog>,
-        config: &Config,
-    ) -> Arc<SearchIndex> {
-        let mut slot = self.slot.lock().await;
-        if let Some((v, idx)) = slot.as_ref()
-            && *v == version
-        {
-            return idx.clone();
-        }
-        warn_shadowed(catalog);
-        let options = SearchOptions {
-            aliases: config.search_aliases.clone(),
-            backend_hints: config.backend_hints.clone(),
-        };
-        // Shares the catalog the snapshot holds instead of copying every tool object into the
-        // index (a second copy of a 1,000-tool catalog is ~1.4 MB of heap for the life of it).
-        let catalog = meta_tools::exposed_catalog(&crate::listed::searchable(catalog, config));
-        let build = move || Arc::new(SearchIndex::build_shared(catalog, &options));
-        // A build takes milliseconds (about 50 at 10,000 tools) and `mws serve` runs one worker,
-        // so it runs on a blocking thread while calls go on. Not `block_in_place`: that retires
-        // the worker thread, and a stdio upstream spawned from it would get its parent-death
-        // signal when that thread ends (`upstream/stdio.rs`).
-        let idx = match tokio::task::spawn_blocking(build).await {
-            Ok(idx) => idx,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        };
-        *slot = Some((version, idx.clone()));
-        idx
     }
 }
 

@@ -19,16 +19,18 @@ use crate::clock;
 use crate::config::Config;
 use crate::listed;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
+use crate::search::QueryOptions;
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
-    CLIENT_CALL_ID_KEYS, IndexCache, StatelessSessions, asks_input, input_fields, split_meta,
-    text_result, warn_shadowed,
+    CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, split_meta, text_result,
+    warn_shadowed,
 };
 use crate::server::guard_call::Guard;
 use crate::server::instructions::{self, Facts};
 use crate::server::legacy::negotiate_legacy;
 use crate::server::listing::{listed_names, listed_tools};
 use crate::server::meta_tools::{self, CALL_TOOL, Resolved, SEARCH_TOOLS};
+use crate::server::search_index::IndexCache;
 use crate::server::working_set::WorkingSet;
 use crate::server::{logs, subscriptions};
 use crate::store::{LogSink, SearchRecord};
@@ -412,7 +414,7 @@ impl Proxy {
                 true,
             );
         }
-        let index = self
+        let (index, prior) = self
             .index
             .get(snap.version, &snap.catalog, &self.config)
             .await;
@@ -422,7 +424,13 @@ impl Proxy {
             .collect();
         // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
         // the reason `IndexCache::get` gives.
-        let search = move || index.search(&query, &listed);
+        let search = move || {
+            let opts = QueryOptions {
+                prior: Some(&prior),
+                ..QueryOptions::default()
+            };
+            index.search_with(&query, &listed, &opts)
+        };
         let reply = match tokio::task::spawn_blocking(search).await {
             Ok(reply) => reply,
             Err(e) => std::panic::resume_unwind(e.into_panic()),

@@ -1,10 +1,13 @@
 //! The SQL the running proxy reads: the working set in listing order, and SQLite's
 //! `data_version` so that a watcher notices another process's commit without re-reading tables;
-//! and the same working set read-only, for the one-shot commands (`listed::stored_working_set`).
+//! and the same working set read-only, for the one-shot commands (`listed::stored_working_set`);
+//! and the usage prior of search (sessions with a successful call per tool), read-only.
 
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
+
+use crate::search::Prior;
 
 /// The `working_set` table's tool names ordered by position (then name, for equal positions).
 pub fn working_set(conn: &Connection) -> rusqlite::Result<Vec<String>> {
@@ -21,6 +24,29 @@ pub fn read_working_set(path: &Path) -> rusqlite::Result<Vec<String>> {
     )?;
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
     working_set(&conn)
+}
+
+/// Distinct sessions with a successful call per tool since `since`, from the database at `path`
+/// opened read-only: the usage prior of search (`search::Prior`). Empty when there is no
+/// database yet.
+pub fn read_prior(path: &Path, since: &str) -> rusqlite::Result<Prior> {
+    if !path.exists() {
+        return Ok(Prior::default());
+    }
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(super::BUSY_TIMEOUT)?;
+    let mut stmt = conn.prepare(
+        "SELECT tool, COUNT(DISTINCT session_id) FROM calls WHERE ts >= ?1 AND ok = 1 GROUP BY tool",
+    )?;
+    let rows = stmt
+        .query_map([since], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(Prior::from_sessions(rows))
 }
 
 /// `PRAGMA data_version`: changes when another connection commits to the database.

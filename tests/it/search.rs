@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::cli::mws;
 
@@ -237,4 +237,69 @@ fn eval_refuses_bad_gold_files() {
     let out = run(dir.path(), &["--catalog", c, "--eval", g, "share"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--eval reads its queries from the gold file"));
+}
+
+/// The usage prior: of two tools that match a query alike, the one called successfully in recent
+/// sessions comes first and `--explain` says why; `--no-prior` ranks without it; a tool that
+/// matches clearly less is not lifted past a better one, however often it was called.
+#[test]
+fn usage_prior_breaks_near_ties_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = |name: &str, desc: &str| json!({"name": name, "description": desc});
+    let catalog = dir.path().join("catalog.json");
+    let tools = json!({"tools": [
+        tool("notes_search_text", "Search text in notes"),
+        tool("wiki_search_text", "Search text in wiki pages"),
+        tool("audit_log", "Write an audit log entry as text; search is not supported"),
+    ]});
+    std::fs::write(&catalog, tools.to_string()).unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let store = mws::store::Store::open(&state.join("state.db")).unwrap();
+    let ts = mws::clock::fmt(mws::clock::now() - time::Duration::hours(1));
+    for (n, (tool, ok)) in [
+        ("wiki_search_text", 1),
+        ("wiki_search_text", 1),
+        ("audit_log", 1),
+        ("audit_log", 1),
+        ("notes_search_text", 0),
+    ]
+    .iter()
+    .enumerate()
+    {
+        store
+            .conn()
+            .execute(
+                "INSERT INTO calls (ts, session_id, tool, via, ok, source_key) \
+                 VALUES (?1, ?2, ?3, 'direct', ?4, ?5)",
+                rusqlite::params![ts, format!("s{n}"), tool, ok, format!("proxy:{n}")],
+            )
+            .unwrap();
+    }
+    drop(store);
+    let c = catalog.to_str().unwrap();
+    let first = |args: &[&str]| {
+        let out = run(
+            dir.path(),
+            &[&["--catalog", c, "--json"], args, &["search text"]].concat(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let names: Vec<String> = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect();
+        names
+    };
+    let without = first(&["--no-prior"]);
+    let with = first(&[]);
+    assert_eq!(without[0], "notes_search_text", "{without:?}");
+    assert_eq!(with[0], "wiki_search_text", "{with:?}");
+    assert_eq!(without.last().unwrap(), "audit_log");
+    assert_eq!(with.last().unwrap(), "audit_log");
+    let out = run(dir.path(), &["--catalog", c, "--explain", "search text"]);
+    let human = text(&out.stdout);
+    assert!(human.contains("× usage prior 1."), "{human}");
 }
