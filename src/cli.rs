@@ -177,6 +177,13 @@ pub struct SearchArgs {
     /// Show the parts of each result's score.
     #[arg(long)]
     pub explain: bool,
+    /// Also rank by meaning with this local sentence-embedding model directory (config.json,
+    /// tokenizer.json, model.safetensors); overrides the config's search.semantic.model.
+    #[arg(long, value_name = "DIR")]
+    pub model: Option<PathBuf>,
+    /// How keyword and vector rankings are fused (for comparing; `sum` is the default).
+    #[arg(long, value_name = "rrf|sum", hide = true)]
+    pub fusion: Option<String>,
     /// Rank without the usage prior (tools called in recent sessions rank a little higher).
     #[arg(long)]
     pub no_prior: bool,

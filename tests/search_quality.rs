@@ -89,6 +89,7 @@ fn evaluate_with(
             explain: false,
             variant: Some(variant),
             prior: prior.as_ref(),
+            semantic: None,
         };
         let reply = index.search_with(query, &listed, &opts);
         check_reply(query, &reply.text, reply.mode);

@@ -15,6 +15,8 @@ use super::{CmdResult, UsageError, load_config};
 use crate::catalog::Catalog;
 use crate::cli::SearchArgs;
 use crate::config::Config;
+use crate::search::embed::LocalModel;
+use crate::search::semantic::{self, Fusion, Semantic, Vectors};
 use crate::search::{
     FIELDS, Prior, QueryOptions, Reply, SearchIndex, SearchOptions, check_query, eval,
 };
@@ -70,9 +72,28 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         explain: args.explain,
         variant: None,
         prior: Some(&prior),
+        semantic: None,
     };
+    let fusion = match args.fusion.as_deref() {
+        None | Some("sum") => Fusion::Sum,
+        Some("rrf") => Fusion::Rrf,
+        Some(other) => {
+            return Err(UsageError(format!("--fusion {other}: expected rrf or sum")).into());
+        }
+    };
+    let model = args
+        .model
+        .as_deref()
+        .and_then(|dir| load_model(dir, &index));
     if let Some(gold) = gold {
-        let report = eval::evaluate(&index, &gold, &opts);
+        let embed_query = |q: &str| {
+            let (m, _) = model.as_ref()?;
+            m.embed(&[q]).ok()?.pop()
+        };
+        let vectors = model
+            .as_ref()
+            .map(|(_, v)| (v, &embed_query as eval::QueryVector<'_>, fusion));
+        let report = eval::evaluate(&index, &gold, &opts, vectors);
         let mut out = std::io::stdout().lock();
         if args.json {
             writeln!(out, "{}", serde_json::to_string(&report)?)?;
@@ -81,6 +102,20 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         }
         return Ok(0);
     }
+    let qv = model
+        .as_ref()
+        .and_then(|(m, _)| m.embed(&[query.as_str()]).ok()?.pop());
+    let opts = QueryOptions {
+        semantic: match (&model, &qv) {
+            (Some((_, vectors)), Some(q)) => Some(Semantic {
+                vectors,
+                query: q,
+                fusion,
+            }),
+            _ => None,
+        },
+        ..opts
+    };
     let reply = index.search_with(&query, &listed, &opts);
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -93,6 +128,33 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         write_human(&mut out, &reply)?;
     }
     Ok(0)
+}
+
+/// The model in `dir` and the catalog's vectors, or `None` (keyword ranking) with the reason on
+/// stderr.
+fn load_model(dir: &Path, index: &SearchIndex) -> Option<(LocalModel, Vectors)> {
+    let warn = |e: &dyn std::fmt::Display| {
+        eprintln!(
+            "mws search: warning: ranking by keywords only: {}",
+            Safe(&e.to_string())
+        );
+    };
+    let model = LocalModel::load(dir).map_err(|e| warn(&e)).ok()?;
+    let tools = index.catalog().tools();
+    let texts: Vec<String> = tools.iter().map(semantic::tool_text).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let start = std::time::Instant::now();
+    let vecs = model.embed(&refs).map_err(|e| warn(&e)).ok()?;
+    eprintln!(
+        "mws search: embedded {} tools in {:.1} s",
+        tools.len(),
+        start.elapsed().as_secs_f64()
+    );
+    let mut vectors = Vectors::new(model.dim(), tools.len());
+    for (d, v) in vecs.iter().enumerate() {
+        vectors.set(d, v);
+    }
+    Some((model, vectors))
 }
 
 /// The gold file's queries, or an error naming the file and line.

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::semantic::{Fusion, Semantic, Vectors};
 use super::{QueryOptions, SearchIndex};
 
 /// Results a query is scored over (MRR@10). A tool ranked lower counts as not found.
@@ -103,9 +104,18 @@ pub struct Miss {
     pub got: Vec<String>,
 }
 
+/// Embeds a query for vector ranking (`None`: rank by keywords).
+pub type QueryVector<'a> = &'a dyn Fn(&str) -> Option<Vec<f32>>;
+
 /// Runs every gold query through `search_with` (modes included, as `search_tools` does) with
-/// `EVAL_DEPTH` results, and scores the reply's names in order.
-pub fn evaluate(index: &SearchIndex, gold: &[Gold], opts: &QueryOptions) -> EvalReport {
+/// `EVAL_DEPTH` results, and scores the reply's names in order. With `vectors`, each query is
+/// embedded by the function and fused with the tools' vectors.
+pub fn evaluate(
+    index: &SearchIndex,
+    gold: &[Gold],
+    opts: &QueryOptions,
+    vectors: Option<(&Vectors, QueryVector<'_>, Fusion)>,
+) -> EvalReport {
     let listed = HashSet::new();
     let opts = QueryOptions {
         limit: Some(EVAL_DEPTH),
@@ -124,6 +134,18 @@ pub fn evaluate(index: &SearchIndex, gold: &[Gold], opts: &QueryOptions) -> Eval
                 r.unknown.push(e.clone());
             }
         }
+        let qv = vectors.and_then(|(_, f, _)| f(&g.query));
+        let opts = QueryOptions {
+            semantic: match (vectors, &qv) {
+                (Some((v, _, fusion)), Some(q)) => Some(Semantic {
+                    vectors: v,
+                    query: q,
+                    fusion,
+                }),
+                _ => None,
+            },
+            ..opts
+        };
         let reply = index.search_with(&g.query, &listed, &opts);
         let got: Vec<String> = reply.json["results"]
             .as_array()
@@ -215,7 +237,7 @@ mod tests {
             "{\"query\":\"zebra quartz\",\"expected\":[]}\n",
         ))
         .unwrap();
-        let r = evaluate(&index, &gold, &QueryOptions::default());
+        let r = evaluate(&index, &gold, &QueryOptions::default(), None);
         assert_eq!((r.queries, r.positives, r.negatives), (3, 2, 1));
         assert_eq!(r.negatives_empty, 1);
         assert_eq!(r.unknown, vec!["gone_tool".to_string()]);

@@ -6,10 +6,12 @@
 //! `bm25f` (the inverted index and scoring), `rank` (a query against the index, `--explain`),
 //! `modes` (exact / backend / ranked / catalog), `reply` (the JSON and its budget), `query` (the
 //! bounds of a query), `eval` (gold sets scored for `mws search --eval`), `prior` (the usage
-//! prior).
+//! prior), `semantic` (vectors and fusion), `embed` (the local model: the one part that reads
+//! files).
 
 mod backend;
 mod bm25f;
+pub mod embed;
 pub mod eval;
 mod hash;
 mod modes;
@@ -17,6 +19,7 @@ mod prior;
 mod query;
 mod rank;
 mod reply;
+pub mod semantic;
 mod synonyms;
 mod tokenize;
 
@@ -77,6 +80,8 @@ pub struct QueryOptions<'a> {
     pub variant: Option<Variant>,
     /// The usage prior for ranked queries (`prior.rs`).
     pub prior: Option<&'a Prior>,
+    /// Tool vectors and the query's vector: ranked queries fuse both rankings (`semantic.rs`).
+    pub semantic: Option<semantic::Semantic<'a>>,
 }
 
 /// An index over one catalog version. Build once per version, query many times.

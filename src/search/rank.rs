@@ -65,6 +65,8 @@ pub struct Explain {
     pub name_bonus: f32,
     /// The usage prior's factor (1: never used, or no prior); the rank is by `score × prior`.
     pub prior: f32,
+    /// The cosine of the query's vector with the tool's, when vectors ranked too.
+    pub cosine: Option<f32>,
     /// `base` in units of an unseen word's idf (`SearchIndex::confidence`).
     pub confidence: f32,
     /// The confidence the best tool needs, else nothing matches (`min_confidence`).
@@ -334,6 +336,7 @@ impl SearchIndex {
             base,
             name_bonus,
             prior: 1.0,
+            cosine: None,
             confidence: self.confidence(index, doc, words),
             min_confidence: self.min_confidence(index, words),
             words: parts,

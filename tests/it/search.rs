@@ -303,3 +303,135 @@ fn usage_prior_breaks_near_ties_only() {
     let human = text(&out.stdout);
     assert!(human.contains("× usage prior 1."), "{human}");
 }
+
+/// The real all-MiniLM-L6-v2 (from its PyPI package) gives the sentence vectors its own
+/// documentation gives: mean pooling over real tokens, unit length.
+#[test]
+fn local_model_embeds_like_the_reference() {
+    let model = mws::search::embed::LocalModel::load(&super::support::minilm_dir()).unwrap();
+    assert_eq!(model.dim(), 384);
+    let v = model
+        .embed(&[
+            "A man is eating food.",
+            "A man is eating a piece of bread.",
+            "The girl is carrying a baby.",
+        ])
+        .unwrap();
+    let cos = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    assert!((cos(&v[0], &v[0]) - 1.0).abs() < 1e-4);
+    assert!(
+        (cos(&v[0], &v[1]) - 0.7553).abs() < 2e-3,
+        "{}",
+        cos(&v[0], &v[1])
+    );
+    assert!(
+        (cos(&v[0], &v[2]) + 0.1050).abs() < 2e-3,
+        "{}",
+        cos(&v[0], &v[2])
+    );
+}
+
+/// `--model` ranks by meaning too: a paraphrase keywords rank 10th comes into the top 3, and a
+/// request the catalog cannot serve gets nothing.
+#[test]
+fn search_with_the_local_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cat, model) = (fixture("catalog.json"), super::support::minilm_dir());
+    let (c, m) = (cat.to_str().unwrap(), model.to_str().unwrap());
+    let q = "change the name of the slides to final.pptx";
+    let top3 = |args: &[&str]| -> Vec<String> {
+        let all = [&["--catalog", c, "--json", "--no-prior"], args, &[q]].concat();
+        let v: Value = serde_json::from_slice(&run(dir.path(), &all).stdout).unwrap();
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .take(3)
+            .map(|r| r["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(!top3(&[]).contains(&"drive_rename_file".to_string()));
+    let out = run(dir.path(), &["--catalog", c, "--model", m, "--json", q]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("embedded 60 tools"),
+        "{}",
+        text(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    assert!(names[..3].contains(&"drive_rename_file"), "{names:?}");
+    let out = run(
+        dir.path(),
+        &[
+            "--catalog",
+            c,
+            "--model",
+            m,
+            "--json",
+            "order a large pepperoni pizza",
+        ],
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["results"], json!([]), "{v}");
+    assert!(v["hint"].is_string());
+}
+
+/// A model directory that is missing or incomplete is named on stderr, and keywords still rank.
+#[test]
+fn a_bad_model_directory_falls_back_to_keywords() {
+    let dir = tempfile::tempdir().unwrap();
+    let cat = fixture("catalog.json");
+    let partial = dir.path().join("partial");
+    std::fs::create_dir_all(&partial).unwrap();
+    std::fs::write(partial.join("config.json"), "{}").unwrap();
+    let garbage = dir.path().join("garbage");
+    std::fs::create_dir_all(&garbage).unwrap();
+    for f in ["config.json", "tokenizer.json", "model.safetensors"] {
+        std::fs::write(garbage.join(f), "not a model").unwrap();
+    }
+    let missing = dir.path().join("nope");
+    for (model, want) in [
+        (
+            &missing,
+            format!("model directory {}: not a directory", missing.display()),
+        ),
+        (
+            &partial,
+            format!(
+                "model directory {}: tokenizer.json is missing",
+                partial.display()
+            ),
+        ),
+        (
+            &garbage,
+            format!(
+                "model in {}: config.json is not a BERT config",
+                garbage.display()
+            ),
+        ),
+    ] {
+        let args = [
+            "--catalog",
+            cat.to_str().unwrap(),
+            "--model",
+            model.to_str().unwrap(),
+            "--json",
+            "share a file",
+        ];
+        let out = run(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(0));
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("warning: ranking by keywords only: ") && err.contains(&want),
+            "{err}"
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["results"][0]["name"], "drive_share_file");
+    }
+}

@@ -19,7 +19,7 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-pub use peers::peer;
+pub use peers::{minilm_dir, peer};
 
 pub fn server_everything() -> PathBuf {
     peer("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js")

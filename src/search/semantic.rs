@@ -1,0 +1,150 @@
+//! The vector side of ranking: tool vectors in catalog order, the text a tool is embedded from,
+//! cosine scores, and their fusion with the keyword ranking (docs/search.md, Semantic ranking).
+//! Pure: vectors come in computed (`embed.rs` or an endpoint) and nothing is embedded here.
+
+use serde_json::Value;
+
+/// How keyword and vector rankings are fused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fusion {
+    /// Reciprocal-rank fusion: `1/(RRF_K + keyword rank) + 1/(RRF_K + vector rank)`.
+    Rrf,
+    /// Calibrated sum: `KEYWORD_SHARE × keyword score / best keyword score + (1 − KEYWORD_SHARE)
+    /// × cosine`.
+    Sum,
+}
+
+/// The fusion `search_tools` uses (docs/search.md says why).
+pub const FUSION: Fusion = Fusion::Sum;
+
+/// RRF's rank offset. Raising it flattens the difference between the first ranks.
+pub const RRF_K: f32 = 60.0;
+
+/// Share of the keyword score in the calibrated sum. Raising it trusts literal matches more
+/// than meaning.
+pub const KEYWORD_SHARE: f32 = 0.3;
+
+/// Tools ranked by vector beyond the keyword matches: the nearest this many are candidates.
+/// Raising it costs a longer sort per query.
+pub const VECTOR_DEPTH: usize = 50;
+
+/// A query whose nearest tool is below this cosine, and whose keyword match is weak too, gets
+/// nothing (the vector half of "nothing matches"). Raising it answers more with nothing.
+pub const MIN_COSINE: f32 = 0.35;
+
+/// A query whose nearest tool is below this cosine gets nothing whatever its keywords match:
+/// requests for what the catalog lacks share words with tools it has ("post a message" and an
+/// HTTP `post` tool) but not meaning. Raising it answers more with nothing.
+pub const MIN_COSINE_ALONE: f32 = 0.3;
+
+/// Characters of a tool's description embedded after its name.
+const DESCRIPTION_CHARS: usize = 400;
+
+/// Tool vectors in catalog order; a tool without one (not embedded yet) ranks by keywords only.
+#[derive(Debug, Clone, Default)]
+pub struct Vectors {
+    dim: usize,
+    data: Vec<f32>,
+    present: Vec<bool>,
+}
+
+impl Vectors {
+    /// Room for `n` tools of `dim` dimensions, none present.
+    pub fn new(dim: usize, n: usize) -> Vectors {
+        Vectors {
+            dim,
+            data: vec![0.0; dim * n],
+            present: vec![false; n],
+        }
+    }
+
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Sets tool `d`'s vector; a vector of another length is refused.
+    pub fn set(&mut self, d: usize, v: &[f32]) -> bool {
+        if v.len() != self.dim || d >= self.present.len() {
+            return false;
+        }
+        self.data[d * self.dim..(d + 1) * self.dim].copy_from_slice(v);
+        self.present[d] = true;
+        true
+    }
+
+    /// Tools with a vector.
+    pub fn count(&self) -> usize {
+        self.present.iter().filter(|p| **p).count()
+    }
+
+    /// The cosine of `query` (a unit vector) with tool `d`'s, `None` without a vector.
+    pub fn cosine(&self, d: usize, query: &[f32]) -> Option<f32> {
+        if !*self.present.get(d)? || query.len() != self.dim {
+            return None;
+        }
+        let v = &self.data[d * self.dim..(d + 1) * self.dim];
+        Some(v.iter().zip(query).map(|(a, b)| a * b).sum())
+    }
+}
+
+/// The vectors and the query's vector, for one query.
+#[derive(Debug, Clone, Copy)]
+pub struct Semantic<'a> {
+    pub vectors: &'a Vectors,
+    pub query: &'a [f32],
+    /// `FUSION` unless comparing (`mws search --fusion`).
+    pub fusion: Fusion,
+}
+
+/// The text a tool is embedded from: its name as words, then the start of its description.
+pub fn tool_text(tool: &Value) -> String {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    let desc = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let words = name.replace(['_', '-', '.', '/'], " ");
+    let desc: String = desc.chars().take(DESCRIPTION_CHARS).collect();
+    format!("{words}: {desc}")
+}
+
+/// Fuses keyword hits `(doc, score)` (best first) with the nearest tools by vector `(doc,
+/// cosine)` (best first, at most `VECTOR_DEPTH`) into `(doc, fused)`, best first. `cosine` gives
+/// the cosine of a keyword hit outside the nearest (the sum adds it; RRF ranks only the nearest).
+pub fn fuse(
+    keyword: &[(u32, f32)],
+    vector: &[(u32, f32)],
+    cosine: impl Fn(u32) -> Option<f32>,
+    how: Fusion,
+) -> Vec<(u32, f32)> {
+    let mut out: std::collections::HashMap<u32, f32> = std::collections::HashMap::new();
+    match how {
+        Fusion::Rrf => {
+            for (r, &(d, _)) in keyword.iter().enumerate() {
+                *out.entry(d).or_default() += 1.0 / (RRF_K + r as f32 + 1.0);
+            }
+            for (r, &(d, _)) in vector.iter().enumerate() {
+                *out.entry(d).or_default() += 1.0 / (RRF_K + r as f32 + 1.0);
+            }
+        }
+        Fusion::Sum => {
+            let top = keyword.first().map_or(1.0, |x| x.1.max(f32::MIN_POSITIVE));
+            let near: std::collections::HashSet<u32> = vector.iter().map(|x| x.0).collect();
+            for &(d, s) in keyword {
+                let c = if near.contains(&d) {
+                    0.0
+                } else {
+                    cosine(d).unwrap_or(0.0)
+                };
+                *out.entry(d).or_default() +=
+                    KEYWORD_SHARE * s / top + (1.0 - KEYWORD_SHARE) * c.max(0.0);
+            }
+            for &(d, c) in vector {
+                *out.entry(d).or_default() += (1.0 - KEYWORD_SHARE) * c.max(0.0);
+            }
+        }
+    }
+    let mut v: Vec<(u32, f32)> = out.into_iter().collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
