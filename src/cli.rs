@@ -178,9 +178,12 @@ pub struct SearchArgs {
     #[arg(long)]
     pub explain: bool,
     /// Also rank by meaning with this local sentence-embedding model directory (config.json,
-    /// tokenizer.json, model.safetensors); overrides the config's search.semantic.model.
-    #[arg(long, value_name = "DIR")]
+    /// tokenizer.json, model.safetensors); overrides the config's search.semantic.
+    #[arg(long, value_name = "DIR", conflicts_with = "keywords")]
     pub model: Option<PathBuf>,
+    /// Rank by keywords only, whatever the config's search.semantic says.
+    #[arg(long)]
+    pub keywords: bool,
     /// How keyword and vector rankings are fused (for comparing; `sum` is the default).
     #[arg(long, value_name = "rrf|sum", hide = true)]
     pub fusion: Option<String>,

@@ -11,6 +11,7 @@ mod errors;
 pub(crate) mod jsonc;
 mod raw;
 mod safety;
+pub mod search;
 pub mod servers;
 
 pub use checked::MIN_TIMEOUT_MS;
@@ -59,6 +60,9 @@ pub struct Config {
     /// Which upstream tools may be listed, found and called.
     #[serde(deserialize_with = "checked::object")]
     pub policy: Policy,
+    /// Ranking by meaning beside keywords (`search.semantic`); nothing changes until it is set.
+    #[serde(deserialize_with = "checked::object")]
+    pub search: search::Search,
 }
 
 /// The listing mode (docs/working-set.md#what-is-listed).
@@ -222,6 +226,7 @@ impl Default for Config {
             list_all_below_tokens: 0,
             validation: Validation::default(),
             policy: Policy::default(),
+            search: search::Search::default(),
         }
     }
 }

@@ -5,6 +5,7 @@
 pub mod checks;
 pub mod port;
 pub mod safety;
+pub mod semantic;
 pub mod servers;
 
 use std::fmt::Write as _;
@@ -39,7 +40,7 @@ impl Status {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
     /// `config`, `state dir`, `database`, `permissions`, `upstream` (or one `server` per server),
-    /// `transcripts`, `port`.
+    /// `transcripts`, `search` (only with `search.semantic`), `port`.
     pub name: &'static str,
     pub status: Status,
     /// One line: what was found.
@@ -124,6 +125,7 @@ pub fn diagnose(flag: Option<&Path>, now: OffsetDateTime) -> Diagnosis {
             list.extend(servers::checks(&config, &config_path));
         }
         list.extend(checks::transcripts(&config, &config_path, now));
+        list.extend(semantic::check(&config));
         list.push(port::check(&config, &config_path));
     } else {
         list.push(Check::warn(

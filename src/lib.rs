@@ -10,6 +10,7 @@ pub mod cmd;
 pub mod config;
 pub mod demo;
 pub mod doctor;
+pub mod embed;
 pub mod ingest;
 pub mod listed;
 pub mod mcp;

@@ -13,6 +13,7 @@ pub mod log;
 pub mod promote;
 pub mod report;
 pub mod serve;
+pub mod vectors;
 pub mod whatif;
 
 use std::fs::{File, OpenOptions};
@@ -141,6 +142,11 @@ impl Store {
     /// The underlying connection, for store submodules and tests.
     pub fn conn(&self) -> &Connection {
         &self.conn
+    }
+
+    /// The connection for a transaction of a store submodule (`vectors::write`).
+    pub fn conn_mut(&mut self) -> &mut Connection {
+        &mut self.conn
     }
 }
 

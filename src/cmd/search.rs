@@ -15,7 +15,8 @@ use super::{CmdResult, UsageError, load_config};
 use crate::catalog::Catalog;
 use crate::cli::SearchArgs;
 use crate::config::Config;
-use crate::search::embed::LocalModel;
+use crate::config::search::Semantic as SemanticConfig;
+use crate::embed::Embedder;
 use crate::search::semantic::{self, Fusion, Semantic, Vectors};
 use crate::search::{
     FIELDS, Prior, QueryOptions, Reply, SearchIndex, SearchOptions, check_query, eval,
@@ -81,10 +82,14 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
             return Err(UsageError(format!("--fusion {other}: expected rrf or sum")).into());
         }
     };
-    let model = args
-        .model
-        .as_deref()
-        .and_then(|dir| load_model(dir, &index));
+    let semantic = match &args.model {
+        Some(dir) => Some(SemanticConfig::Local {
+            dir: crate::config::expand_tilde(dir),
+        }),
+        None if args.keywords => None,
+        None => cfg.search.semantic.clone(),
+    };
+    let model = semantic.and_then(|s| load_model(&s, &index));
     if let Some(gold) = gold {
         let embed_query = |q: &str| {
             let (m, _) = model.as_ref()?;
@@ -130,16 +135,16 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     Ok(0)
 }
 
-/// The model in `dir` and the catalog's vectors, or `None` (keyword ranking) with the reason on
-/// stderr.
-fn load_model(dir: &Path, index: &SearchIndex) -> Option<(LocalModel, Vectors)> {
+/// The configured embedder and the catalog's vectors, or `None` (keyword ranking) with the
+/// reason on stderr.
+fn load_model(semantic: &SemanticConfig, index: &SearchIndex) -> Option<(Embedder, Vectors)> {
     let warn = |e: &dyn std::fmt::Display| {
         eprintln!(
             "mws search: warning: ranking by keywords only: {}",
             Safe(&e.to_string())
         );
     };
-    let model = LocalModel::load(dir).map_err(|e| warn(&e)).ok()?;
+    let model = Embedder::open(semantic).map_err(|e| warn(&e)).ok()?;
     let tools = index.catalog().tools();
     let texts: Vec<String> = tools.iter().map(semantic::tool_text).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -150,7 +155,7 @@ fn load_model(dir: &Path, index: &SearchIndex) -> Option<(LocalModel, Vectors)> 
         tools.len(),
         start.elapsed().as_secs_f64()
     );
-    let mut vectors = Vectors::new(model.dim(), tools.len());
+    let mut vectors = Vectors::new(vecs.first().map_or(0, Vec::len), tools.len());
     for (d, v) in vecs.iter().enumerate() {
         vectors.set(d, v);
     }

@@ -90,6 +90,8 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     let closing = upstream.clone();
     tokio::spawn(promote_on_schedule(config.clone(), upstream.clone()));
     let proxy = Proxy::new(upstream, config, working_set, Some(log.clone()));
+    // Tool vectors for search, in the background: keyword ranking answers until they are ready.
+    tokio::spawn(server::embedding::keep_embedded(proxy.clone()));
     if stdio {
         tokio::select! {
             r = server::stdio::serve(proxy, tokio::io::stdin(), tokio::io::stdout()) => r?,

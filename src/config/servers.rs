@@ -292,18 +292,13 @@ pub fn expand(
             for (k, v) in &h.headers {
                 headers.insert(k.clone(), sub(&format!("headers.{k}"), v)?);
             }
-            let host = parsed.host_str().unwrap_or("");
-            if parsed.scheme() == "http"
-                && !headers.is_empty()
-                && !super::is_loopback(host)
-                && !server.allow_insecure_http
-            {
-                return Err(fail(
-                    "refusing to send `headers` over plain http:// to a host that is not \
-                     loopback (a token would cross the network in clear); use https://, or set \
-                     \"allowInsecureHttp\": true on this server if the network is trusted"
-                        .into(),
-                ));
+            if !server.allow_insecure_http {
+                refuse_clear_headers(&parsed, &headers).map_err(|e| {
+                    fail(format!(
+                        "{e}, or set \"allowInsecureHttp\": true on this server if the network \
+                         is trusted"
+                    ))
+                })?;
             }
             Ok(Upstream::Http(HttpUpstream { url, headers }))
         }
@@ -324,6 +319,23 @@ pub fn expand(
             }))
         }
     }
+}
+
+/// Refuses headers (they may carry a token) over plain `http://` to a host that is not loopback.
+/// Used for every configured URL that sends headers: servers and the embeddings endpoint.
+pub fn refuse_clear_headers(
+    url: &reqwest::Url,
+    headers: &BTreeMap<String, String>,
+) -> Result<(), String> {
+    let host = url.host_str().unwrap_or("");
+    if url.scheme() == "http" && !headers.is_empty() && !super::is_loopback(host) {
+        return Err(
+            "refusing to send `headers` over plain http:// to a host that is not \
+                    loopback (a token would cross the network in clear); use https://"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// `text` with every `${NAME}` replaced by the variable's value. `$` not followed by `{` stays.

@@ -21,6 +21,20 @@ fn messages() {
     let cases = [
         ("{}", "ok"),
         (
+            "{\"search\": {\"semantic\": {\"url\": \"http://127.0.0.1:11434/v1/embeddings\"}}}",
+            "1:70: `search.semantic`: expected `model`: a local model directory, or with `url` \
+             the model name the endpoint serves",
+        ),
+        (
+            "{\"search\": {\"semantic\": {\"model\": \"~/m\", \"headers\": {}}}}",
+            "1:54: `search.semantic`: `headers` and `timeoutMs` belong to an endpoint (`url`), \
+             not to a local model directory",
+        ),
+        (
+            "{\"search\": {\"semantic\": {\"modle\": \"x\"}}}",
+            "1:36: `search.semantic.modle`: unknown field, did you mean `model`?",
+        ),
+        (
             "{\n  \"promote\": {\"schedule\": \"weekly\"}\n}",
             "2:35: `promote.schedule`: \"weekly\" is not a schedule: expected \"off\", \"daily \
              HH:MM\" (local time) or \"every N\" with a unit s, m or h, like \"every 6h\"",
@@ -46,7 +60,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `validation`, `policy`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `validation`, `policy`, `search`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",

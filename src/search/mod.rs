@@ -6,12 +6,10 @@
 //! `bm25f` (the inverted index and scoring), `rank` (a query against the index, `--explain`),
 //! `modes` (exact / backend / ranked / catalog), `reply` (the JSON and its budget), `query` (the
 //! bounds of a query), `eval` (gold sets scored for `mws search --eval`), `prior` (the usage
-//! prior), `semantic` (vectors and fusion), `embed` (the local model: the one part that reads
-//! files).
+//! prior), `semantic` (vectors and fusion; the vectors come from `crate::embed`).
 
 mod backend;
 mod bm25f;
-pub mod embed;
 pub mod eval;
 mod hash;
 mod modes;

@@ -72,6 +72,14 @@ impl Vectors {
         true
     }
 
+    /// Tool `d`'s vector, `None` without one.
+    pub fn get(&self, d: usize) -> Option<&[f32]> {
+        if !*self.present.get(d)? {
+            return None;
+        }
+        Some(&self.data[d * self.dim..(d + 1) * self.dim])
+    }
+
     /// Tools with a vector.
     pub fn count(&self) -> usize {
         self.present.iter().filter(|p| **p).count()
@@ -106,6 +114,15 @@ pub fn tool_text(tool: &Value) -> String {
     let words = name.replace(['_', '-', '.', '/'], " ");
     let desc: String = desc.chars().take(DESCRIPTION_CHARS).collect();
     format!("{words}: {desc}")
+}
+
+/// The key of a tool's vector in the cache (`store::vectors`): a hash of the text embedded
+/// (`tool_text`) and its length, so a changed name or description is embedded again.
+pub fn text_hash(text: &str) -> String {
+    use std::hash::Hasher;
+    let mut h = super::hash::FxHasher::default();
+    h.write(text.as_bytes());
+    format!("{:016x}-{}", h.finish(), text.len())
 }
 
 /// Fuses keyword hits `(doc, score)` (best first) with the nearest tools by vector `(doc,

@@ -6,6 +6,7 @@ pub mod answer;
 pub mod app;
 pub mod bridge;
 mod calls;
+pub mod embedding;
 pub mod fake_upstream;
 pub mod guard_call;
 pub mod guards;

@@ -6,7 +6,6 @@
 //! answer travels; this only sees a JSON-RPC message and who sent it. Must not talk to the
 //! upstream except through `Upstream`, and must never log arguments, results or query text.
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -19,21 +18,21 @@ use crate::clock;
 use crate::config::Config;
 use crate::listed;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
-use crate::search::QueryOptions;
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
     CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, split_meta, text_result,
     warn_shadowed,
 };
+use crate::server::embedding::SemanticState;
 use crate::server::guard_call::Guard;
 use crate::server::instructions::{self, Facts};
 use crate::server::legacy::negotiate_legacy;
-use crate::server::listing::{listed_names, listed_tools};
+use crate::server::listing::listed_tools;
 use crate::server::meta_tools::{self, CALL_TOOL, Resolved, SEARCH_TOOLS};
 use crate::server::search_index::IndexCache;
 use crate::server::working_set::WorkingSet;
 use crate::server::{logs, subscriptions};
-use crate::store::{LogSink, SearchRecord};
+use crate::store::LogSink;
 use crate::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
 
 impl From<UpstreamError> for RpcError {
@@ -60,6 +59,7 @@ pub struct Proxy {
     pub(crate) working_set: watch::Receiver<WorkingSet>,
     pub(crate) log: Option<LogSink>,
     pub(crate) index: IndexCache,
+    pub(crate) semantic: SemanticState,
     pub(crate) listing: Mutex<Option<(u64, WorkingSet, Arc<Value>)>>,
     pub(crate) run_id: String,
     pub(crate) seq: AtomicU64,
@@ -83,6 +83,7 @@ impl Proxy {
             working_set,
             log,
             index: IndexCache::default(),
+            semantic: SemanticState::default(),
             listing: Mutex::new(None),
             run_id: format!("{start:x}-{:x}", std::process::id()),
             seq: AtomicU64::new(0),
@@ -397,55 +398,5 @@ impl Proxy {
         }
         let snap = self.upstream.catalog().await;
         self.guard.refuse(&snap, tool, params)
-    }
-
-    async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {
-        let query = match meta_tools::search_query(args) {
-            Ok(q) => q.to_string(),
-            Err(e) => return text_result(e, true),
-        };
-        let snap = self.upstream.catalog().await;
-        if snap.source == CatalogSource::None && snap.catalog.is_empty() {
-            let why = self.upstream.status().list_error.unwrap_or_else(|| {
-                "the upstream MCP server is down or has not answered yet".into()
-            });
-            return text_result(
-                format!("{why}: there are no tools to search right now"),
-                true,
-            );
-        }
-        let (index, prior) = self
-            .index
-            .get(snap.version, &snap.catalog, &self.config)
-            .await;
-        let ws = self.working_set.borrow().clone();
-        let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
-            .into_iter()
-            .collect();
-        // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
-        // the reason `IndexCache::get` gives.
-        let search = move || {
-            let opts = QueryOptions {
-                prior: Some(&prior),
-                ..QueryOptions::default()
-            };
-            index.search_with(&query, &listed, &opts)
-        };
-        let reply = match tokio::task::spawn_blocking(search).await {
-            Ok(reply) => reply,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        };
-        let text = reply.json.to_string();
-        if let Some(log) = &self.log {
-            log.search(SearchRecord {
-                ts: clock::fmt(clock::now()),
-                session_id: Some(self.stateless.session(caller, &self.run_id, Instant::now())),
-                client: caller.client.clone(),
-                mode: reply.mode.to_string(),
-                result_count: i64::try_from(reply.result_count).unwrap_or(i64::MAX),
-                reply_bytes: i64::try_from(text.len()).unwrap_or(i64::MAX),
-            });
-        }
-        text_result(text, false)
     }
 }

@@ -1,15 +1,26 @@
-//! What `search_tools` ranks with: the search index shared per catalog version, and the usage
-//! prior read from `state.db` again when older than `PRIOR_TTL`. Must never log query text and
-//! never write the database.
+//! `search_tools` and what it ranks with: the search index shared per catalog version, the
+//! usage prior read from `state.db` again when older than `PRIOR_TTL`, and the tool vectors when
+//! the semantic layer has them (`embedding.rs`). Must never log query text and never write the
+//! database.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
 use crate::catalog::Catalog;
+use crate::clock;
 use crate::config::Config;
-use crate::search::{Prior, SearchIndex, SearchOptions};
-use crate::server::calls::warn_shadowed;
+use crate::mcp::Caller;
+use crate::search::semantic::{FUSION, Semantic};
+use crate::search::{Prior, QueryOptions, SearchIndex, SearchOptions};
+use crate::server::Proxy;
+use crate::server::calls::{text_result, warn_shadowed};
+use crate::server::listing::listed_names;
 use crate::server::meta_tools;
+use crate::store::SearchRecord;
+use crate::upstream::CatalogSource;
 
 /// How long `search_tools` ranks with one read of the usage prior before reading it again.
 /// Lowering it notices new habits sooner, at a small read of `state.db` per period.
@@ -78,5 +89,73 @@ async fn read_prior(config: &Arc<Config>) -> Arc<Prior> {
             Arc::new(Prior::default())
         }
         Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+impl Proxy {
+    /// `search_tools`: the query checked, then ranked off the worker (keywords, the usage prior,
+    /// and vectors once ready), and the search logged without its text.
+    pub(crate) async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {
+        let query = match meta_tools::search_query(args) {
+            Ok(q) => q.to_string(),
+            Err(e) => return text_result(e, true),
+        };
+        let snap = self.upstream.catalog().await;
+        if snap.source == CatalogSource::None && snap.catalog.is_empty() {
+            let why = self.upstream.status().list_error.unwrap_or_else(|| {
+                "the upstream MCP server is down or has not answered yet".into()
+            });
+            return text_result(
+                format!("{why}: there are no tools to search right now"),
+                true,
+            );
+        }
+        let (index, prior) = self
+            .index
+            .get(snap.version, &snap.catalog, &self.config)
+            .await;
+        // With the vectors of this version ready, the query is embedded (in memory only).
+        let sem = match self.semantic.ready(snap.version) {
+            Some((embedder, vectors)) => self
+                .semantic
+                .query_vector(embedder, &query)
+                .await
+                .map(|q| (vectors, q)),
+            None => None,
+        };
+        let ws = self.working_set.borrow().clone();
+        let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
+            .into_iter()
+            .collect();
+        // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
+        // the reason `IndexCache::get` gives.
+        let search = move || {
+            let opts = QueryOptions {
+                prior: Some(&prior),
+                semantic: sem.as_ref().map(|(vectors, q)| Semantic {
+                    vectors,
+                    query: q,
+                    fusion: FUSION,
+                }),
+                ..QueryOptions::default()
+            };
+            index.search_with(&query, &listed, &opts)
+        };
+        let reply = match tokio::task::spawn_blocking(search).await {
+            Ok(reply) => reply,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        };
+        let text = reply.json.to_string();
+        if let Some(log) = &self.log {
+            log.search(SearchRecord {
+                ts: clock::fmt(clock::now()),
+                session_id: Some(self.stateless.session(caller, &self.run_id, Instant::now())),
+                client: caller.client.clone(),
+                mode: reply.mode.to_string(),
+                result_count: i64::try_from(reply.result_count).unwrap_or(i64::MAX),
+                reply_bytes: i64::try_from(text.len()).unwrap_or(i64::MAX),
+            });
+        }
+        text_result(text, false)
     }
 }

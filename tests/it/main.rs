@@ -20,6 +20,7 @@ mod listed;
 mod matrix;
 mod relay;
 mod search;
+mod semantic;
 mod setup;
 mod setup_apply;
 mod support;

@@ -308,7 +308,7 @@ fn usage_prior_breaks_near_ties_only() {
 /// documentation gives: mean pooling over real tokens, unit length.
 #[test]
 fn local_model_embeds_like_the_reference() {
-    let model = mws::search::embed::LocalModel::load(&super::support::minilm_dir()).unwrap();
+    let model = mws::embed::LocalModel::load(&super::support::minilm_dir()).unwrap();
     assert_eq!(model.dim(), 384);
     let v = model
         .embed(&[

@@ -1,9 +1,11 @@
-//! The edge of semantic search: a local BERT-family sentence-embedding model (a directory with
-//! `config.json`, `tokenizer.json` and `model.safetensors`) run in-process with candle, giving
-//! L2-normalised mean-pooled sentence vectors. Reads the model's files and computes; stores
-//! nothing and never logs a text it embeds (queries pass through here).
+//! A local BERT-family sentence-embedding model (a directory with `config.json`,
+//! `tokenizer.json` and `model.safetensors`) run in-process with candle, giving L2-normalised
+//! mean-pooled sentence vectors. Reads the model's files and computes; stores nothing and never
+//! logs a text it embeds (queries pass through here).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use super::EmbedError;
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -17,17 +19,6 @@ pub const MAX_TOKENS: usize = 128;
 
 /// Texts embedded per forward pass. Raising it pads short texts to long ones more often.
 const BATCH: usize = 16;
-
-/// Why a model cannot be used or a text cannot be embedded.
-#[derive(Debug, thiserror::Error)]
-pub enum EmbedError {
-    #[error("model directory {0}: {1}")]
-    Files(PathBuf, String),
-    #[error("model in {0}: {1}")]
-    Load(PathBuf, String),
-    #[error("embedding failed: {0}")]
-    Run(String),
-}
 
 /// A sentence-embedding model loaded from a directory.
 pub struct LocalModel {
