@@ -22,17 +22,17 @@ fn messages() {
         ("{}", "ok"),
         (
             "{\"search\": {\"semantic\": {\"url\": \"http://127.0.0.1:11434/v1/embeddings\"}}}",
-            "1:70: `search.semantic`: expected `model`: a local model directory, or with `url` \
+            "1:72: `search.semantic`: expected `model`: a local model directory, or with `url` \
              the model name the endpoint serves",
         ),
         (
             "{\"search\": {\"semantic\": {\"model\": \"~/m\", \"headers\": {}}}}",
-            "1:54: `search.semantic`: `headers` and `timeoutMs` belong to an endpoint (`url`), \
+            "1:56: `search.semantic`: `headers` and `timeoutMs` belong to an endpoint (`url`), \
              not to a local model directory",
         ),
         (
             "{\"search\": {\"semantic\": {\"modle\": \"x\"}}}",
-            "1:36: `search.semantic.modle`: unknown field, did you mean `model`?",
+            "1:32: `search.semantic.modle`: unknown field, did you mean `model`?",
         ),
         (
             "{\n  \"promote\": {\"schedule\": \"weekly\"}\n}",
