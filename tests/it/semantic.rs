@@ -256,8 +256,9 @@ fn vectors_ready(served: &support::serve::Served) -> String {
     }
 }
 
-/// `mws serve` embeds the catalog once: a restart reads every vector from state.db and embeds
-/// nothing; a tool whose description changed is embedded again, the others are not.
+/// `mws serve` embeds the catalog once and `search_tools` then embeds each query: a restart
+/// reads every vector from state.db and embeds nothing; a tool whose description changed is
+/// embedded again, the others are not.
 #[test]
 fn serve_caches_tool_vectors_across_restarts() {
     let work = tempfile::tempdir().unwrap();
@@ -285,6 +286,16 @@ fn serve_caches_tool_vectors_across_restarts() {
             && line.ends_with("(0 from state.db, 3 embedded)"),
         "{line}"
     );
+    // search_tools now embeds the query (one more request of one text) and ranks by both.
+    let reply = tokio::runtime::Runtime::new().unwrap().block_on(async {
+        let c = support::wire::LegacyClient::open(&served.url, "test", json!({})).await;
+        let args = json!({"name": "search_tools", "arguments": {"query": "rename a file"}});
+        let r = c.rpc("tools/call", args).await;
+        support::clients::text(&r["result"])
+    });
+    let reply: Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(reply["results"][0]["name"], "rename_file", "{reply}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "3\n1\n");
     served.stop();
     let dir = served.dir;
     assert_eq!(dir.path(), keep);
@@ -294,7 +305,7 @@ fn serve_caches_tool_vectors_across_restarts() {
     assert!(line.ends_with("(3 from state.db, 0 embedded)"), "{line}");
     served.stop();
     // Both runs together sent the catalog once.
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "3\n");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "3\n1\n");
 
     tools[1] = tool(
         "send_message",
@@ -305,5 +316,5 @@ fn serve_caches_tool_vectors_across_restarts() {
     let line = vectors_ready(&served);
     assert!(line.ends_with("(2 from state.db, 1 embedded)"), "{line}");
     served.stop();
-    assert_eq!(std::fs::read_to_string(&log).unwrap(), "3\n1\n");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "3\n1\n1\n");
 }
