@@ -292,18 +292,8 @@ pub fn expand(
             for (k, v) in &h.headers {
                 headers.insert(k.clone(), sub(&format!("headers.{k}"), v)?);
             }
-            let host = parsed.host_str().unwrap_or("");
-            if parsed.scheme() == "http"
-                && !headers.is_empty()
-                && !super::is_loopback(host)
-                && !server.allow_insecure_http
-            {
-                return Err(fail(
-                    "refusing to send `headers` over plain http:// to a host that is not \
-                     loopback (a token would cross the network in clear); use https://, or set \
-                     \"allowInsecureHttp\": true on this server if the network is trusted"
-                        .into(),
-                ));
+            if !headers.is_empty() && !server.allow_insecure_http {
+                insecure_headers(&parsed, "this server").map_err(fail)?;
             }
             Ok(Upstream::Http(HttpUpstream { url, headers }))
         }
@@ -324,6 +314,19 @@ pub fn expand(
             }))
         }
     }
+}
+
+/// Refuses configured headers over plain `http://` to a host that is not loopback (a bearer token
+/// must not cross a network in clear). `whose` names where `allowInsecureHttp` goes.
+pub fn insecure_headers(url: &reqwest::Url, whose: &str) -> Result<(), String> {
+    if url.scheme() == "http" && !super::is_loopback(url.host_str().unwrap_or("")) {
+        return Err(format!(
+            "refusing to send `headers` over plain http:// to a host that is not loopback (a \
+             token would cross the network in clear); use https://, or set \
+             \"allowInsecureHttp\": true on {whose} if the network is trusted"
+        ));
+    }
+    Ok(())
 }
 
 /// `text` with every `${NAME}` replaced by the variable's value. `$` not followed by `{` stays.

@@ -222,7 +222,7 @@ impl Proxy {
                 }
             }
         }
-        if logs::relays(&self.config, self.upstream.as_ref()) {
+        if logs::relays(self.upstream.as_ref()) {
             caps.insert("logging".into(), json!({}));
         }
         Value::Object(caps)
@@ -363,7 +363,7 @@ impl Proxy {
             Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
             Ok(_) => Status::Ok,
             Err(UpstreamError::Rpc { .. }) => Status::Error,
-            Err(UpstreamError::Timeout(_)) => Status::Timeout,
+            Err(UpstreamError::Timeout { .. }) => Status::Timeout,
             Err(_) => Status::Upstream,
         };
         if let Some(log) = &self.log {

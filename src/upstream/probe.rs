@@ -27,7 +27,12 @@ pub fn classify(outcome: Outcome, lenient: bool, generation: u64) -> Result<Prob
     let (status, resp) = match outcome {
         Ok(a) => a,
         Err(None) if lenient => return Ok(Probe::Legacy),
-        Err(None) => return Err(UpstreamError::Timeout(super::conn::PROBE_TIMEOUT)),
+        Err(None) => {
+            return Err(UpstreamError::Timeout {
+                after: super::conn::PROBE_TIMEOUT,
+                server: None,
+            });
+        }
         Err(Some(WireError::Down(_))) if lenient => return Ok(Probe::LegacyRespawn),
         Err(Some(WireError::Status(..) | WireError::SessionExpired)) => return Ok(Probe::Legacy),
         Err(Some(e)) => return Err(down(e)),
