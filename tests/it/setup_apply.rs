@@ -335,6 +335,41 @@ fn apply_then_undo_on_documented_files_without_the_clis() {
 }
 
 /// Copies a directory tree.
+/// `--apply --json`: one JSON object on stdout saying where the backups are, what was done and what
+/// failed; undo reads those backups.
+#[test]
+fn apply_json_names_the_backups_and_what_was_done() {
+    let h = homes();
+    let cursor = h.home.join(".cursor/mcp.json");
+    place("cursor-mcp.json", &cursor);
+    let before = snapshot(&[cursor.clone(), config_path(&h)]);
+    let out = mws_with(
+        &h,
+        "/nonexistent-bin",
+        &["setup", "import", "--apply", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    let dir = PathBuf::from(v["backupDir"].as_str().expect("backupDir"));
+    assert!(dir.is_dir(), "{v:#}");
+    assert!(dir.starts_with(&h.home), "{v:#}");
+    let done: Vec<&str> = v["done"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(done.iter().any(|l| l.starts_with("cursor: ")), "{v:#}");
+    assert_eq!(v["errors"], serde_json::json!([]), "{v:#}");
+    assert_ne!(
+        std::fs::read(&cursor).ok(),
+        before[&cursor],
+        "cursor's file was not changed"
+    );
+    undo_restores(&h, "/nonexistent-bin", &before);
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     for e in walkdir::WalkDir::new(from).into_iter().map(Result::unwrap) {
         let dest = to.join(e.path().strip_prefix(from).unwrap());
