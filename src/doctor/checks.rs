@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use time::OffsetDateTime;
 
 use super::Check;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, exposed};
 use crate::config::{self, Config, ConfigError, Loaded, TranscriptKind, Upstream};
 use crate::store::doctor::{inspect, latest_schema_version};
 use crate::{clock, listed, probe};
@@ -278,7 +278,21 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
             p.catalog.len()
         );
         let listing = listing(config, &p.catalog);
+        let long = too_long(config, &p.catalog);
         return match p.catalog.rejected() {
+            [] if !long.is_empty() => Check::warn(
+                "upstream",
+                format!(
+                    "{summary}; {} name(s) too long for Claude's and OpenAI's APIs",
+                    long.len()
+                ),
+                format!(
+                    "move the upstream into \"servers\" in {cfg} (mws shortens such names there), \
+                     or choose a shorter \"serverName\""
+                ),
+            )
+            .details(long)
+            .details(listing),
             [] => Check::ok("upstream", summary).details(listing),
             left_out => left_out
                 .iter()
@@ -317,6 +331,24 @@ pub fn upstream(config: &Config, config_path: &Path) -> Check {
             .details(listing(config, &p.catalog)),
         _ => c.detail("with no catalog.json either, clients see only search_tools and call_tool"),
     }
+}
+
+/// A single upstream's tools whose names pass the clients' 64-character limit once the client adds
+/// `mcp__<serverName>__` (with `servers`, `catalog::exposed` shortens them instead).
+fn too_long(config: &Config, catalog: &Catalog) -> Vec<String> {
+    let budget = exposed::name_budget(&config.server_name);
+    catalog
+        .names()
+        .filter(|n| n.len() > budget)
+        .map(|n| {
+            format!(
+                "tool \"{n}\" is {} characters with the client's mcp__{}__ (limit {})",
+                "mcp__".len() + config.server_name.len() + exposed::SEPARATOR.len() + n.len(),
+                config.server_name,
+                exposed::CLIENT_NAME_LIMIT
+            )
+        })
+        .collect()
 }
 
 /// How many tools `tools/list` shows with this catalog (`listed`, over the stored working set),
