@@ -268,7 +268,8 @@ async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>)
             let filter = msg.get("params").and_then(|p| p.get("notifications"));
             let up = st.proxy.upstream();
             let relays = subscriptions::relays(up.as_ref()).then_some(up);
-            let shape = streams::listen_shape(&id, filter, relays);
+            let lists = subscriptions::lists(up.as_ref());
+            let shape = streams::listen_shape(&id, filter, relays, &lists);
             let notify = shape.tools;
             let ws = st.proxy.working_set_changes();
             return streams::stream(ws, up.as_ref(), shape, st.shutdown.clone(), notify);
@@ -340,8 +341,8 @@ async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
         return unknown_session();
     };
     let wants = subscriptions::session_wants(st.sessions.clone(), sid);
-    let shape = streams::get_shape(wants, ended);
     let (ws, up) = (st.proxy.working_set_changes(), st.proxy.upstream());
+    let shape = streams::get_shape(wants, &subscriptions::lists(up.as_ref()), ended);
     streams::stream(ws, up.as_ref(), shape, st.shutdown.clone(), true)
 }
 

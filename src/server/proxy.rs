@@ -209,14 +209,16 @@ impl Proxy {
         if let Some(Value::Object(up)) = self.upstream.status().capabilities {
             for key in ["resources", "prompts", "completions"] {
                 if let Some(v) = up.get(key) {
-                    // list_changed from the upstream is not relayed; resource updates are when
-                    // mws can hear them (`subscriptions::relays`).
+                    // Prompt and resource list changes are passed on (`subscriptions::lists`);
+                    // resource updates when mws can hear them (`subscriptions::relays`).
                     let mut v = v.clone();
                     if let Some(o) = v.as_object_mut() {
                         if !subscribe {
                             o.remove("subscribe");
                         }
-                        o.remove("listChanged");
+                        if key == "completions" {
+                            o.remove("listChanged");
+                        }
                     }
                     caps.insert(key.into(), v);
                 }

@@ -11,6 +11,7 @@ mod fleet_watch;
 mod http;
 mod listing;
 mod probe;
+pub use probe::other_list_changes;
 pub mod redact;
 pub mod related;
 mod remembered;

@@ -111,6 +111,19 @@ pub fn list_changes(caps: Option<&Value>) -> bool {
         == Some(true)
 }
 
+/// Which of its prompt and resource lists the upstream says can change: the 2026-07-28
+/// `subscriptions/listen` filter keys for them (`promptsListChanged`, `resourcesListChanged`).
+pub fn other_list_changes(caps: Option<&Value>) -> Vec<&'static str> {
+    [
+        ("/prompts/listChanged", "promptsListChanged"),
+        ("/resources/listChanged", "resourcesListChanged"),
+    ]
+    .into_iter()
+    .filter(|(at, _)| caps.and_then(|c| c.pointer(at)).and_then(Value::as_bool) == Some(true))
+    .map(|(_, key)| key)
+    .collect()
+}
+
 /// Does the upstream deliver `notifications/resources/updated` for URIs it is asked about (legacy
 /// `resources/subscribe`, 2026-07-28 `subscriptions/listen` `resourceSubscriptions`)?
 pub fn subscribes(caps: Option<&Value>) -> bool {
