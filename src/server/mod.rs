@@ -20,6 +20,7 @@ pub mod progress;
 pub mod proxy;
 pub mod sse;
 pub mod stdio;
+pub mod stdio_pipes;
 pub mod streams;
 pub mod subscriptions;
 pub mod working_set;
