@@ -47,9 +47,9 @@ pub fn html(s: &Status, refresh: u32) -> String {
          <meta http-equiv=\"refresh\" content=\"{refresh}\"><title>mws status</title>\
          <style>{STYLE}</style></head><body><h1>mws status</h1>\
          <p class=\"dim\">{} UTC · refreshes every {refresh} s</p>",
-        esc(&r.generated_at)
+        esc(day_minute(&r.generated_at))
     );
-    servers(&mut out, &r.upstream);
+    servers(&mut out, &r.upstream, r.sizes.upstream.tools);
     listing(&mut out, s);
     history(&mut out, s);
     recent(&mut out, s);
@@ -68,7 +68,7 @@ fn opt(v: Option<&str>) -> Cow<'_, str> {
     v.map_or(Cow::Borrowed("–"), esc)
 }
 
-fn servers(out: &mut String, u: &UpstreamInfo) {
+fn servers(out: &mut String, u: &UpstreamInfo, tools: usize) {
     out.push_str(
         "<h2 id=\"servers\">Servers</h2><div class=\"t\"><table><tr><th>server</th>\
                   <th>health</th><th>era</th><th class=\"n\">tools</th><th>target</th>\
@@ -83,7 +83,7 @@ fn servers(out: &mut String, u: &UpstreamInfo) {
         let health = if u.reachable { "up" } else { "down" };
         let _ = write!(
             out,
-            "<tr><td class=\"w\">{}</td><td>{}</td><td>{}</td><td class=\"n\">–</td>\
+            "<tr><td class=\"w\">{}</td><td>{}</td><td>{}</td><td class=\"n\">{tools}</td>\
              <td class=\"w\">{}</td><td class=\"w\">{}</td></tr>",
             esc(&name),
             up(u.reachable, health),

@@ -10,6 +10,7 @@ mod meta;
 mod python;
 mod serve_cmd;
 mod sessions;
+mod status_page;
 mod stdio;
 mod streams;
 mod subscriptions;
