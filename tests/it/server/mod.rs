@@ -71,6 +71,8 @@ impl Harness {
         let config = Config {
             state_dir: dir.path().to_path_buf(),
             backend_hints: [("mail".to_string(), "mailbox and filters".to_string())].into(),
+            // A small catalog: "auto" would list it whole; these tests are about the meta-tools.
+            listing: mws::config::Listing::WorkingSet,
             ..Config::default()
         };
         let proxy = Proxy::new(

@@ -145,6 +145,7 @@ async fn the_status_page_in_headless_chromium() {
     );
     for want in [
         "<table id=\"working-set\">",
+        "Listing the working set and the meta-tools",
         "mail_send_message",
         "<table id=\"recent-calls\">",
         ">mail_list_messages<",
