@@ -13,15 +13,11 @@ use mws::cmd::report::gather;
 use mws::config::Config;
 use mws::report::render::{self, Style};
 use mws::report::{Tokenizer, TokenizerKind, UpstreamInfo, Window};
-use mws::store::Store;
 
-use history_db::{NOW, catalog, database};
+use history_db::NOW;
 
 fn bench(c: &mut Criterion) {
-    let calls = history_db::calls();
-    let cat = catalog();
-    let path = database(calls, &cat);
-    let store = Store::open(&path).unwrap();
+    let (calls, cat, store) = history_db::open();
     let config = Config::default();
     let upstream = UpstreamInfo {
         target: "bench".into(),

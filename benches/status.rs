@@ -16,15 +16,11 @@ use mws::clock;
 use mws::config::Config;
 use mws::report::UpstreamInfo;
 use mws::server::status::{Daily, REFRESH_SECS, gather, page};
-use mws::store::Store;
 
-use history_db::{NOW, catalog, database};
+use history_db::NOW;
 
 fn bench(c: &mut Criterion) {
-    let calls = history_db::calls();
-    let cat = catalog();
-    let path = database(calls, &cat);
-    let store = Store::open(&path).unwrap();
+    let (calls, cat, store) = history_db::open();
     store.trim_for_serving().unwrap();
     let config = Config {
         pins: vec!["read_text_file".into()],

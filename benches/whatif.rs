@@ -13,16 +13,12 @@ use mws::clock;
 use mws::cmd::whatif::gather;
 use mws::config::Config;
 use mws::report::{Tokenizer, TokenizerKind, Window};
-use mws::store::Store;
 use mws::whatif::grid::{self, Axes};
 
-use history_db::{NOW, catalog, database};
+use history_db::NOW;
 
 fn bench(c: &mut Criterion) {
-    let calls = history_db::calls();
-    let cat = catalog();
-    let path = database(calls, &cat);
-    let store = Store::open(&path).unwrap();
+    let (calls, cat, store) = history_db::open();
     let config = Config {
         pins: vec!["read_text_file".into()],
         ..Config::default()

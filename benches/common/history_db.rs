@@ -35,6 +35,14 @@ pub fn catalog() -> Catalog {
     Catalog::new(tools)
 }
 
+/// `calls()`, the catalog, and the database of that many calls (built on first use), opened.
+pub fn open() -> (usize, Catalog, Store) {
+    let calls = calls();
+    let cat = catalog();
+    let store = Store::open(&database(calls, &cat)).unwrap();
+    (calls, cat, store)
+}
+
 /// The database with `calls` generated calls, built on first use.
 pub fn database(calls: usize, cat: &Catalog) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-report");

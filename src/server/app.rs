@@ -94,7 +94,12 @@ pub fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
         .route("/mcp", post(post_mcp).get(get_mcp).delete(delete_mcp))
         .with_state(state)
         .merge(page)
-        .fallback(|| async { (StatusCode::NOT_FOUND, "not found: mws serves MCP at /mcp\n") })
+        .fallback(|| async {
+            (
+                StatusCode::NOT_FOUND,
+                "not found: mws serves MCP at /mcp and its status page at /\n",
+            )
+        })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(guards::guard))
 }

@@ -223,3 +223,45 @@ fn escaping() {
     assert_eq!(page::esc("plain"), "plain");
     assert_eq!(page::esc("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }
+
+#[test]
+fn each_server_of_a_fleet_has_its_row_with_its_health() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = seeded(dir.path());
+    let server = |name: &str, status: &str, error: Option<&str>| crate::report::ServerInfo {
+        name: name.into(),
+        target: format!("http://127.0.0.1:1/{name}"),
+        status: status.into(),
+        era: Some("2026-07-28 (stateless)".into()),
+        tools: 2,
+        error: error.map(String::from),
+        shortened: Vec::new(),
+    };
+    let up = UpstreamInfo {
+        servers: vec![
+            server("github", "up", None),
+            server("files", "down", Some("connection refused")),
+            server("mail", "not started", Some("${MAIL_TOKEN} is not set")),
+        ],
+        ..UpstreamInfo::default()
+    };
+    let s = gather(
+        &store,
+        &mut Daily::default(),
+        &config(),
+        &catalog(),
+        &up,
+        now(),
+    )
+    .unwrap();
+    let html = page::html(&s, REFRESH_SECS);
+    for want in [
+        "<td class=\"w\">github</td><td><span class=\"ok\">up</span>",
+        "<td class=\"w\">files</td><td><span class=\"bad\">down</span>",
+        "connection refused",
+        "<span class=\"bad\">not started</span>",
+        "${MAIL_TOKEN} is not set",
+    ] {
+        assert!(html.contains(want), "{want} missing from the page");
+    }
+}

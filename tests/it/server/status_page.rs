@@ -189,16 +189,43 @@ async fn the_status_page_in_headless_chromium() {
     let png = std::fs::read(&shot).expect("chromium wrote the screenshot");
     assert!(png.starts_with(b"\x89PNG"), "the screenshot is not a PNG");
     eprintln!("status page screenshot: {}", shot.display());
+    served.stop();
+}
 
+/// Without a browser: a foreign Host or Origin gets 403 with the reason, an unknown path 404
+/// naming what is served, and the page comes with its Content-Security-Policy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_page_is_guarded_like_mcp() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut served = serve::start_in(dir, &json!({}), &["--demo"]);
+    let origin = served.url.trim_end_matches("/mcp").to_string();
+    let page = format!("{origin}/");
     let client = reqwest::Client::new();
-    let status = |h: &str, v: &str| {
+    let refused = |h: &str, v: &str| {
         let r = client.get(&page).header(h, v).send();
-        async move { r.await.unwrap().status().as_u16() }
+        async move {
+            let r = r.await.unwrap();
+            (r.status().as_u16(), r.text().await.unwrap())
+        }
     };
-    assert_eq!(status("Host", "evil.example").await, 403);
-    assert_eq!(status("Origin", "http://evil.example").await, 403);
+    let (status, body) = refused("Host", "evil.example").await;
+    assert_eq!(status, 403);
+    assert!(
+        body.contains("forbidden: Host 'evil.example' is not loopback"),
+        "{body}"
+    );
+    let (status, body) = refused("Origin", "http://evil.example").await;
+    assert_eq!(status, 403);
+    assert!(
+        body.contains("forbidden: Origin 'http://evil.example' is not loopback"),
+        "{body}"
+    );
     let missing = client.get(format!("{origin}/nope")).send().await.unwrap();
     assert_eq!(missing.status().as_u16(), 404);
+    assert_eq!(
+        missing.text().await.unwrap(),
+        "not found: mws serves MCP at /mcp and its status page at /\n"
+    );
     let ok = client.get(&page).send().await.unwrap();
     let csp = ok.headers()["content-security-policy"]
         .to_str()
