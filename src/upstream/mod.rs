@@ -46,6 +46,18 @@ pub enum CatalogSource {
     None,
 }
 
+impl CatalogSource {
+    /// As `mws report` and the status page name it: `live`, `memory`, `catalog.json`, `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CatalogSource::Live => "live",
+            CatalogSource::Memory => "memory",
+            CatalogSource::Disk => "catalog.json",
+            CatalogSource::None => "none",
+        }
+    }
+}
+
 /// The catalog to serve right now.
 #[derive(Debug, Clone)]
 pub struct CatalogSnapshot {
