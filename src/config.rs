@@ -70,8 +70,8 @@ pub struct Config {
 #[serde(rename_all = "kebab-case")]
 pub enum Listing {
     /// Every tool when that costs fewer tokens, else the meta-tools and the working set.
-    Auto,
     #[default]
+    Auto,
     WorkingSet,
     All,
 }
@@ -222,7 +222,7 @@ impl Default for Config {
             timeouts: Timeouts::default(),
             compact_descriptions: false,
             search_aliases: BTreeMap::new(),
-            listing: Listing::WorkingSet,
+            listing: Listing::Auto,
             list_all_below_tokens: 0,
             validation: Validation::default(),
             policy: Policy::default(),

@@ -7,6 +7,7 @@ pub mod port;
 pub mod safety;
 pub mod semantic;
 pub mod servers;
+pub mod upstream;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -120,7 +121,7 @@ pub fn diagnose(flag: Option<&Path>, now: OffsetDateTime) -> Diagnosis {
         list.push(checks::database(&config));
         list.extend(checks::permissions(&config));
         if config.servers.is_empty() {
-            list.push(checks::upstream(&config, &config_path));
+            list.push(upstream::check(&config, &config_path));
         } else {
             list.extend(servers::checks(&config, &config_path));
         }

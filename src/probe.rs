@@ -107,14 +107,7 @@ async fn probe_with(up: Arc<dyn Upstream>, config: &Config, budget: Duration) ->
     }
     let status = up.status();
     let (catalog, source) = match snap {
-        Some(s) if s.source != CatalogSource::None => {
-            let name = match s.source {
-                CatalogSource::Live => "live",
-                CatalogSource::Memory => "memory",
-                _ => "catalog.json",
-            };
-            (s.catalog, name)
-        }
+        Some(s) if s.source != CatalogSource::None => (s.catalog, s.source.name()),
         _ => (Arc::new(Catalog::default()), "none"),
     };
     let mut out = Probe {

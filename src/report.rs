@@ -17,6 +17,7 @@ use time::OffsetDateTime;
 use crate::catalog::Catalog;
 use crate::clock;
 use crate::store::report::{ClientRow, RefusedRow, SearchRow, Span, ToolUsageRow, WorkingSetRow};
+use crate::upstream::{ServerState, UpstreamStatus};
 
 pub use hit_rate::HitRate;
 pub use shape::{
@@ -90,6 +91,29 @@ pub struct UpstreamInfo {
     pub servers: Vec<ServerInfo>,
 }
 
+impl UpstreamInfo {
+    /// What `status` says of the upstream at `target`, with where the catalog came from.
+    pub fn of(target: String, status: &UpstreamStatus, catalog_source: &str) -> UpstreamInfo {
+        let info = status.server_info.as_ref();
+        let field = |k: &str| {
+            info.and_then(|i| i.get(k))
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        UpstreamInfo {
+            target,
+            reachable: status.reachable,
+            era: status.era.map(|e| e.as_str().to_string()),
+            protocol_version: status.protocol_version.clone(),
+            server_name: field("name"),
+            server_version: field("version"),
+            error: status.last_error.clone(),
+            catalog_source: catalog_source.to_string(),
+            servers: status.servers.iter().map(ServerInfo::of).collect(),
+        }
+    }
+}
+
 /// One server behind mws (`servers`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -104,6 +128,37 @@ pub struct ServerInfo {
     pub error: Option<String>,
     /// Names shortened to fit clients' 64-character limit: `{exposed, name}`.
     pub shortened: Vec<Shortened>,
+}
+
+impl ServerInfo {
+    fn of(s: &ServerState) -> ServerInfo {
+        let status = if s.start_error.is_some() {
+            "not started"
+        } else if s.status.reachable {
+            "up"
+        } else {
+            "down"
+        };
+        ServerInfo {
+            name: s.name.clone(),
+            target: s.target.clone(),
+            status: status.into(),
+            era: s.status.era.map(|e| e.as_str().to_string()),
+            tools: s.tools,
+            error: s
+                .start_error
+                .clone()
+                .or_else(|| s.status.last_error.clone()),
+            shortened: s
+                .shortened
+                .iter()
+                .map(|(exposed, name)| Shortened {
+                    exposed: exposed.clone(),
+                    name: name.clone(),
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

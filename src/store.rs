@@ -13,6 +13,7 @@ pub mod log;
 pub mod promote;
 pub mod report;
 pub mod serve;
+pub mod status;
 pub mod vectors;
 pub mod whatif;
 

@@ -63,52 +63,7 @@ pub fn json(report: &Report) -> String {
 
 /// What the probe found, in the report's terms.
 pub fn upstream_info(config: &Config, p: &probe::Probe) -> UpstreamInfo {
-    let info = p.status.server_info.as_ref();
-    let field = |k: &str| {
-        info.and_then(|i| i.get(k))
-            .and_then(|v| v.as_str())
-            .map(str::to_string)
-    };
-    UpstreamInfo {
-        target: probe::target(config),
-        reachable: p.status.reachable,
-        era: p.status.era.map(|e| e.as_str().to_string()),
-        protocol_version: p.status.protocol_version.clone(),
-        server_name: field("name"),
-        server_version: field("version"),
-        error: p.status.last_error.clone(),
-        catalog_source: p.catalog_source.to_string(),
-        servers: p.status.servers.iter().map(server_info).collect(),
-    }
-}
-
-fn server_info(s: &crate::upstream::ServerState) -> report::ServerInfo {
-    let status = if s.start_error.is_some() {
-        "not started"
-    } else if s.status.reachable {
-        "up"
-    } else {
-        "down"
-    };
-    report::ServerInfo {
-        name: s.name.clone(),
-        target: s.target.clone(),
-        status: status.into(),
-        era: s.status.era.map(|e| e.as_str().to_string()),
-        tools: s.tools,
-        error: s
-            .start_error
-            .clone()
-            .or_else(|| s.status.last_error.clone()),
-        shortened: s
-            .shortened
-            .iter()
-            .map(|(exposed, name)| report::Shortened {
-                exposed: exposed.clone(),
-                name: name.clone(),
-            })
-            .collect(),
-    }
+    UpstreamInfo::of(probe::target(config), &p.status, p.catalog_source)
 }
 
 /// Reads every figure from `store` for the window ending at `now` and computes the report.

@@ -93,8 +93,12 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     // Tool vectors for search, in the background: keyword ranking answers until they are ready.
     tokio::spawn(server::embedding::keep_embedded(proxy.clone()));
     if stdio {
+        // On the runtime's worker rather than this thread's `block_on`: the reading loop, the
+        // calls and the writer then share one thread, and a call wakes no other.
+        let (input, output) = (server::stdio_pipes::stdin(), server::stdio_pipes::stdout());
+        let served = tokio::spawn(server::stdio::serve(proxy, input, output));
         tokio::select! {
-            r = server::stdio::serve(proxy, tokio::io::stdin(), tokio::io::stdout()) => r?,
+            r = served => r.map_err(|e| anyhow::anyhow!("the stdio server stopped: {e}"))??,
             () = shutdown_signal() => up.shutdown(),
         }
     } else {

@@ -20,6 +20,7 @@ pub(super) struct RawUpstream {
     args: Option<Vec<String>>,
     env: Option<BTreeMap<String, String>>,
     cwd: Option<PathBuf>,
+    allow_insecure_http: Option<bool>,
 }
 
 impl TryFrom<RawUpstream> for Upstream {
@@ -43,16 +44,23 @@ impl TryFrom<RawUpstream> for Upstream {
                         "`{f}` belongs to a stdio upstream (`command`), not to `url`"
                     ));
                 }
-                Ok(Upstream::Http(HttpUpstream {
-                    url,
-                    headers: r.headers.unwrap_or_default(),
-                }))
+                let headers = r.headers.unwrap_or_default();
+                if !headers.is_empty() && r.allow_insecure_http != Some(true) {
+                    let parsed = super::servers::check_url(&url)?;
+                    super::servers::insecure_headers(&parsed, Some("`upstream`"))?;
+                }
+                Ok(Upstream::Http(HttpUpstream { url, headers }))
             }
             (None, Some(command)) => {
-                if r.headers.is_some() {
-                    return Err(
-                        "`headers` belongs to an HTTP upstream (`url`), not to `command`".into(),
-                    );
+                for (f, set) in [
+                    ("headers", r.headers.is_some()),
+                    ("allowInsecureHttp", r.allow_insecure_http.is_some()),
+                ] {
+                    if set {
+                        return Err(format!(
+                            "`{f}` belongs to an HTTP upstream (`url`), not to `command`"
+                        ));
+                    }
                 }
                 Ok(Upstream::Stdio(StdioUpstream {
                     command,

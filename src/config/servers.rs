@@ -292,13 +292,8 @@ pub fn expand(
             for (k, v) in &h.headers {
                 headers.insert(k.clone(), sub(&format!("headers.{k}"), v)?);
             }
-            if !server.allow_insecure_http {
-                refuse_clear_headers(&parsed, &headers).map_err(|e| {
-                    fail(format!(
-                        "{e}, or set \"allowInsecureHttp\": true on this server if the network \
-                         is trusted"
-                    ))
-                })?;
+            if !headers.is_empty() && !server.allow_insecure_http {
+                insecure_headers(&parsed, Some("this server")).map_err(fail)?;
             }
             Ok(Upstream::Http(HttpUpstream { url, headers }))
         }
@@ -321,19 +316,18 @@ pub fn expand(
     }
 }
 
-/// Refuses headers (they may carry a token) over plain `http://` to a host that is not loopback.
-/// Used for every configured URL that sends headers: servers and the embeddings endpoint.
-pub fn refuse_clear_headers(
-    url: &reqwest::Url,
-    headers: &BTreeMap<String, String>,
-) -> Result<(), String> {
-    let host = url.host_str().unwrap_or("");
-    if url.scheme() == "http" && !headers.is_empty() && !super::is_loopback(host) {
-        return Err(
-            "refusing to send `headers` over plain http:// to a host that is not \
-                    loopback (a token would cross the network in clear); use https://"
-                .into(),
-        );
+/// Refuses configured headers over plain `http://` to a host that is not loopback (a bearer token
+/// must not cross a network in clear). `whose` names where `allowInsecureHttp` goes, when the
+/// setting has one.
+pub fn insecure_headers(url: &reqwest::Url, whose: Option<&str>) -> Result<(), String> {
+    if url.scheme() == "http" && !super::is_loopback(url.host_str().unwrap_or("")) {
+        let or = whose.map_or(String::new(), |w| {
+            format!(", or set \"allowInsecureHttp\": true on {w} if the network is trusted")
+        });
+        return Err(format!(
+            "refusing to send `headers` over plain http:// to a host that is not loopback (a \
+             token would cross the network in clear); use https://{or}"
+        ));
     }
     Ok(())
 }

@@ -204,6 +204,24 @@ fn checked_values() {
             "1:31: `upstream.url`: not a URL (empty host): expected http:// or https:// and a host",
         ),
         (http(""), "ok"),
+        (
+            "{\"upstream\": {\"url\": \"http://mcp.example.com/mcp\", \"headers\": {\"A\": \"b\"}}}"
+                .into(),
+            "1:73: `upstream`: refusing to send `headers` over plain http:// to a host that is \
+             not loopback (a token would cross the network in clear); use https://, or set \
+             \"allowInsecureHttp\": true on `upstream` if the network is trusted",
+        ),
+        (
+            "{\"upstream\": {\"url\": \"http://mcp.example.com/mcp\", \"headers\": {\"A\": \"b\"}, \
+             \"allowInsecureHttp\": true}}"
+                .into(),
+            "ok",
+        ),
+        (
+            "{\"upstream\": {\"command\": \"x\", \"allowInsecureHttp\": true}}".into(),
+            "1:56: `upstream`: `allowInsecureHttp` belongs to an HTTP upstream (`url`), not to \
+             `command`",
+        ),
         (header("Authorization", "Bearer ${TOKEN}"), "ok"),
         (
             header("X-A\r\nX-B", "v"),

@@ -1,5 +1,5 @@
-//! The checks of `mws doctor` that look at files and the upstream: config, listen host, state
-//! dir, database, permissions, upstream, transcript roots. Each returns a `Check` whose problems
+//! The checks of `mws doctor` that look at files: config, listen host, state dir, database,
+//! permissions, transcript roots (the upstream's is `upstream.rs`). Each returns a `Check` whose problems
 //! carry a fix line. Must not write anything.
 
 use std::os::unix::fs::PermissionsExt;
@@ -9,10 +9,9 @@ use std::time::SystemTime;
 use time::OffsetDateTime;
 
 use super::Check;
-use crate::catalog::Catalog;
-use crate::config::{self, Config, ConfigError, Loaded, TranscriptKind, Upstream};
+use crate::clock;
+use crate::config::{self, Config, ConfigError, Loaded, TranscriptKind};
 use crate::store::doctor::{inspect, latest_schema_version};
-use crate::{clock, listed, probe};
 
 /// The config file: found, valid, and which way it was found.
 pub fn config(flag: Option<&Path>) -> (Check, Option<Loaded>) {
@@ -236,110 +235,6 @@ pub fn permissions(config: &Config) -> Option<Check> {
         c = c.detail(format!("{} has mode {m:o}", f.display()));
     }
     Some(c)
-}
-
-/// The upstream answers (through the same client the proxy uses), and in which era.
-pub fn upstream(config: &Config, config_path: &Path) -> Check {
-    let target = probe::target(config);
-    let cfg = config_path.display();
-    let p = match probe::for_command(config) {
-        Ok(p) => p,
-        Err(e) => {
-            return Check::fail(
-                "upstream",
-                format!("{target}: could not be asked: {e}"),
-                "run `MWS_LOG=debug mws doctor` to see why",
-            );
-        }
-    };
-    let s = &p.status;
-    if let Some(e) = &s.list_error {
-        return Check::fail(
-            "upstream",
-            format!("{target}: answers, but its tool list cannot be used"),
-            "fix the upstream server's tools/list answer",
-        )
-        .detail(e.clone());
-    }
-    if s.reachable {
-        let era = s.era.map(|e| e.as_str()).unwrap_or("era unknown");
-        let server = s
-            .server_info
-            .as_ref()
-            .map(|i| {
-                let field = |k: &str| i.get(k).and_then(|v| v.as_str()).unwrap_or("");
-                format!(", server {} {}", field("name"), field("version"))
-                    .trim_end()
-                    .to_string()
-            })
-            .unwrap_or_default();
-        let summary = format!(
-            "{target}: reachable, {era}{server}, {} tools",
-            p.catalog.len()
-        );
-        let listing = listing(config, &p.catalog);
-        return match p.catalog.rejected() {
-            [] => Check::ok("upstream", summary).details(listing),
-            left_out => left_out
-                .iter()
-                .fold(
-                    Check::warn(
-                        "upstream",
-                        format!(
-                            "{summary}; {} left out because clients would reject them",
-                            left_out.len()
-                        ),
-                        "fix these tool definitions in the upstream server",
-                    ),
-                    |c, (name, why)| c.detail(format!("{name}: {why}")),
-                )
-                .details(listing),
-        };
-    }
-    let fix = match &config.upstream {
-        Upstream::Http(_) => format!(
-            "start the upstream MCP server, or set \"upstream\": {{\"url\": ...}} in {cfg} to where it listens"
-        ),
-        Upstream::Stdio(_) => {
-            format!("run `{target}` in a shell to see why it fails, or fix \"upstream\" in {cfg}")
-        }
-    };
-    let mut c = Check::fail("upstream", format!("{target}: not reachable"), fix);
-    if let Some(e) = &s.last_error {
-        c = c.detail(e.clone());
-    }
-    match p.catalog_source {
-        "catalog.json" => c
-            .detail(format!(
-                "meanwhile the proxy serves the last good catalog from catalog.json ({} tools)",
-                p.catalog.len()
-            ))
-            .details(listing(config, &p.catalog)),
-        _ => c.detail("with no catalog.json either, clients see only search_tools and call_tool"),
-    }
-}
-
-/// How many tools `tools/list` shows with this catalog (`listed`, over the stored working set),
-/// then what the policy hides and which schemas cannot be checked (`doctor::safety`).
-fn listing(config: &Config, catalog: &Catalog) -> Vec<String> {
-    let listed = match listed::stored_working_set(config) {
-        Ok(ws) => match crate::server::listing::choose(catalog, &ws, config) {
-            c if c.mode.all => format!(
-                "clients see all {} tools and no meta-tools ({})",
-                c.names.len(),
-                c.mode.why
-            ),
-            c => format!(
-                "clients see search_tools, call_tool and {} listed tool(s) (working set and pins; {})",
-                c.names.len(),
-                c.mode.why
-            ),
-        },
-        Err(e) => format!("the working set cannot be read ({e}): clients see the pins only"),
-    };
-    let mut lines = vec![listed];
-    lines.extend(crate::doctor::safety::details(config, catalog));
-    lines
 }
 
 /// Each transcript root: found, how many transcripts, the newest.

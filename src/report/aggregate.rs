@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::hit_rate::ListedAt;
 use crate::store::report::{CallRef, ClientRow, Interval, ToolUsageRow};
 
 #[derive(Default)]
@@ -39,24 +40,17 @@ pub struct Aggregate {
     tools: HashMap<String, ToolAcc>,
     clients: Vec<ClientAcc>,
     session_ids: HashMap<String, u32>,
-    intervals: HashMap<String, Vec<(String, Option<String>)>>,
+    listed: ListedAt,
     hits: u64,
 }
 
 impl Aggregate {
     pub fn new(intervals: &[Interval]) -> Aggregate {
-        let mut by_tool: HashMap<String, Vec<(String, Option<String>)>> = HashMap::new();
-        for i in intervals {
-            by_tool
-                .entry(i.tool.clone())
-                .or_default()
-                .push((i.from.clone(), i.to.clone()));
-        }
         Aggregate {
             tools: HashMap::new(),
             clients: Vec::new(),
             session_ids: HashMap::new(),
-            intervals: by_tool,
+            listed: ListedAt::new(intervals),
             hits: 0,
         }
     }
@@ -93,12 +87,7 @@ impl Aggregate {
             t.ok_sessions.insert(session);
             if c.via != "call_tool" {
                 t.row.ok_not_call_tool += 1;
-                let listed = self.intervals.get(c.tool).is_some_and(|spans| {
-                    spans.iter().any(|(from, to)| {
-                        from.as_str() <= c.ts && to.as_deref().is_none_or(|to| c.ts < to)
-                    })
-                });
-                if listed {
+                if self.listed.contains(c.tool, c.ts) {
                     self.hits += 1;
                 }
             }

@@ -7,7 +7,7 @@
 //! that the log never mentions (a database from before the log, or an empty log) count as listed
 //! from their `working_set.since`; config `pins` that neither mentions count as listed throughout.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
@@ -80,6 +80,34 @@ fn clip(mut i: Interval, span: &Span) -> Option<Interval> {
         return None;
     }
     Some(i)
+}
+
+/// The listed intervals by tool, to ask whether a tool was listed at a given time.
+#[derive(Debug, Clone, Default)]
+pub struct ListedAt {
+    by_tool: HashMap<String, Vec<(String, Option<String>)>>,
+}
+
+impl ListedAt {
+    pub fn new(intervals: &[Interval]) -> ListedAt {
+        let mut by_tool: HashMap<String, Vec<(String, Option<String>)>> = HashMap::new();
+        for i in intervals {
+            by_tool
+                .entry(i.tool.clone())
+                .or_default()
+                .push((i.from.clone(), i.to.clone()));
+        }
+        ListedAt { by_tool }
+    }
+
+    /// Whether `tool` was listed at `ts` (an interval's `from` is inclusive, its `to` exclusive).
+    pub fn contains(&self, tool: &str, ts: &str) -> bool {
+        self.by_tool.get(tool).is_some_and(|spans| {
+            spans
+                .iter()
+                .any(|(from, to)| from.as_str() <= ts && to.as_deref().is_none_or(|to| ts < to))
+        })
+    }
 }
 
 /// The hit-rate figure.

@@ -39,7 +39,7 @@ pub fn decide(
     stream: bool,
     session_level: Option<Level>,
 ) -> Way {
-    let relays_logs = || logs::relays(proxy.config(), proxy.upstream().as_ref());
+    let relays_logs = || logs::relays(proxy.upstream().as_ref());
     choose(msg, caller, stream, session_level, relays_logs)
 }
 

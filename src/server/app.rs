@@ -1,7 +1,8 @@
 //! The HTTP side: one axum endpoint `/mcp` serving both eras. POST classifies each message
 //! (modern envelope → stateless, else legacy with `Mcp-Session-Id`), validates, dispatches through
 //! the shared handler and replies as JSON or SSE per `Accept`; GET opens a legacy session's
-//! notification stream (405 without a session); DELETE ends a session. Guards run first.
+//! notification stream (405 without a session); DELETE ends a session. `/` is the status page
+//! (`status/`), a separate router sharing nothing with `/mcp` but the guards, which run first.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -80,7 +81,7 @@ pub async fn serve(
     .await
 }
 
-/// The `/mcp` router without a listener (the fuzz target drives it with in-memory requests).
+/// The `/mcp` and status-page router without a listener (the fuzz target drives it with in-memory requests).
 pub fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
     let state = AppState {
         proxy,
@@ -88,12 +89,19 @@ pub fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
         shutdown,
         inputs: Arc::default(),
     };
+    let page = crate::server::status::router(state.proxy.clone());
     Router::new()
         .route("/mcp", post(post_mcp).get(get_mcp).delete(delete_mcp))
-        .fallback(|| async { (StatusCode::NOT_FOUND, "not found: mws serves MCP at /mcp\n") })
+        .with_state(state)
+        .merge(page)
+        .fallback(|| async {
+            (
+                StatusCode::NOT_FOUND,
+                "not found: mws serves MCP at /mcp and its status page at /\n",
+            )
+        })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(guards::guard))
-        .with_state(state)
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -268,7 +276,8 @@ async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>)
             let filter = msg.get("params").and_then(|p| p.get("notifications"));
             let up = st.proxy.upstream();
             let relays = subscriptions::relays(up.as_ref()).then_some(up);
-            let shape = streams::listen_shape(&id, filter, relays);
+            let lists = subscriptions::lists(up.as_ref());
+            let shape = streams::listen_shape(&id, filter, relays, &lists);
             let notify = shape.tools;
             let ws = st.proxy.working_set_changes();
             return streams::stream(ws, up.as_ref(), shape, st.shutdown.clone(), notify);
@@ -340,8 +349,8 @@ async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
         return unknown_session();
     };
     let wants = subscriptions::session_wants(st.sessions.clone(), sid);
-    let shape = streams::get_shape(wants, ended);
     let (ws, up) = (st.proxy.working_set_changes(), st.proxy.upstream());
+    let shape = streams::get_shape(wants, &subscriptions::lists(up.as_ref()), ended);
     streams::stream(ws, up.as_ref(), shape, st.shutdown.clone(), true)
 }
 

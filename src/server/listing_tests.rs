@@ -143,9 +143,14 @@ fn auto_lists_a_small_catalog_whole_and_a_large_one_by_working_set() {
         "{}",
         c.mode.why
     );
-    // The default lists the working set, whatever the sizes.
-    let c = choose(&catalog(), &ws, &Config::default());
+    // "working-set" lists the working set, whatever the sizes; the default is "auto".
+    let pinned = Config {
+        listing: Listing::WorkingSet,
+        ..Config::default()
+    };
+    let c = choose(&catalog(), &ws, &pinned);
     assert!(!c.mode.all && c.mode.why == "listing is \"working-set\" in the config");
+    assert!(choose(&catalog(), &ws, &Config::default()).mode.all);
 }
 
 #[test]
@@ -166,6 +171,7 @@ fn the_policy_hides_tools_from_the_listing_and_the_search_description() {
             deny: vec!["*_delete".into()],
             ..Default::default()
         },
+        listing: Listing::WorkingSet,
         ..Config::default()
     };
     let ws: Vec<String> = ["mail_delete", "mail_send"].map(String::from).into();

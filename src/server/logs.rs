@@ -4,9 +4,9 @@
 //! `notifications/message` for that call (and its progress, when it has a progress token), then
 //! the result. The call runs in an `upstream::related` scope, which asks the upstream for logs at
 //! the client's level and catches the messages on that call's own upstream response stream, so a
-//! client only ever gets its own call's logs. Relayed only over an HTTP upstream that offers
-//! `logging` (a stdio child's messages carry nothing that ties them to a call); only then does mws
-//! advertise `logging`. `answer.rs` decides when a call is relayed; this takes the upstream and
+//! client only ever gets its own call's logs. Relayed only from an HTTP upstream (or, of several
+//! servers, an HTTP one) that offers `logging` (a stdio child's messages carry nothing that ties
+//! them to a call); only then does mws advertise `logging`. `answer.rs` decides when a call is relayed; this takes the upstream and
 //! the call to run, never the `Proxy`. Never stores or logs a message's content.
 
 use std::future::Future;
@@ -15,21 +15,15 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 
-use crate::config::{self, Config};
 use crate::mcp::{RpcError, code};
 use crate::server::{progress, sse};
 use crate::upstream::Upstream;
 use crate::upstream::related::{self, Level, LogSink};
 
-/// Does this proxy relay log messages (and so advertise `logging`)? Yes over an HTTP upstream
-/// that offers `logging` itself.
-pub fn relays(config: &Config, upstream: &dyn Upstream) -> bool {
-    matches!(config.upstream, config::Upstream::Http(_))
-        && upstream
-            .status()
-            .capabilities
-            .as_ref()
-            .is_some_and(|c| c.get("logging").is_some())
+/// Does this proxy relay log messages (and so advertise `logging`)? Yes when the upstream, or
+/// one of several servers, can hand a call its own messages (`Upstream::relays_logs`).
+pub fn relays(upstream: &dyn Upstream) -> bool {
+    upstream.relays_logs()
 }
 
 /// The level a 2026 `tools/call` asks for in its `_meta`, if any (an unknown name counts as none).

@@ -1,6 +1,6 @@
-//! Serving clients (docs/protocol.md): the axum app on `/mcp` for both eras, `--stdio`, the guards
-//! (Host, Origin, body size), the meta-tools and what a client sees. Must not talk to the upstream
-//! except through `upstream::Upstream`.
+//! Serving clients (docs/protocol.md): the axum app on `/mcp` for both eras, the status page at
+//! `/`, `--stdio`, the guards (Host, Origin, body size), the meta-tools and what a client sees.
+//! Must not talk to the upstream except through `upstream::Upstream`.
 
 pub mod answer;
 pub mod app;
@@ -21,7 +21,9 @@ pub mod progress;
 pub mod proxy;
 mod search_index;
 pub mod sse;
+pub mod status;
 pub mod stdio;
+pub mod stdio_pipes;
 pub mod streams;
 pub mod subscriptions;
 pub mod working_set;

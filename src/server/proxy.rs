@@ -212,20 +212,22 @@ impl Proxy {
         if let Some(Value::Object(up)) = self.upstream.status().capabilities {
             for key in ["resources", "prompts", "completions"] {
                 if let Some(v) = up.get(key) {
-                    // list_changed from the upstream is not relayed; resource updates are when
-                    // mws can hear them (`subscriptions::relays`).
+                    // Prompt and resource list changes are passed on (`subscriptions::lists`);
+                    // resource updates when mws can hear them (`subscriptions::relays`).
                     let mut v = v.clone();
                     if let Some(o) = v.as_object_mut() {
                         if !subscribe {
                             o.remove("subscribe");
                         }
-                        o.remove("listChanged");
+                        if key == "completions" {
+                            o.remove("listChanged");
+                        }
                     }
                     caps.insert(key.into(), v);
                 }
             }
         }
-        if logs::relays(&self.config, self.upstream.as_ref()) {
+        if logs::relays(self.upstream.as_ref()) {
             caps.insert("logging".into(), json!({}));
         }
         Value::Object(caps)
@@ -366,7 +368,7 @@ impl Proxy {
             Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
             Ok(_) => Status::Ok,
             Err(UpstreamError::Rpc { .. }) => Status::Error,
-            Err(UpstreamError::Timeout(_)) => Status::Timeout,
+            Err(UpstreamError::Timeout { .. }) => Status::Timeout,
             Err(_) => Status::Upstream,
         };
         if let Some(log) = &self.log {

@@ -75,7 +75,8 @@ where
         .map_err(std::io::Error::other)?;
     let updates_task = {
         let (tx, subs, sid) = (tx.clone(), subs.clone(), sub_id.clone());
-        let mut notes = proxy.upstream().notifications();
+        let (up, initialized) = (proxy.upstream().clone(), initialized.clone());
+        let mut notes = up.notifications();
         tokio::spawn(async move {
             loop {
                 let msg = match notes.recv().await {
@@ -84,7 +85,14 @@ where
                     Err(_) => return,
                 };
                 let wants = |u: &str| subs.is_subscribed(&sid, u);
-                if let Some(n) = subscriptions::updated_for(&msg, &wants, None)
+                let note = subscriptions::updated_for(&msg, &wants, None).or_else(|| {
+                    // A prompts/resources list change, for a client that initialized.
+                    let lists = subscriptions::lists(up.as_ref());
+                    let methods: Vec<&str> = lists.iter().map(|(_, m)| *m).collect();
+                    subscriptions::list_changed_for(&msg, &methods, None)
+                        .filter(|_| initialized.load(std::sync::atomic::Ordering::Relaxed))
+                });
+                if let Some(n) = note
                     && tx.send(n).is_err()
                 {
                     return;

@@ -1,6 +1,7 @@
 //! Long-lived SSE streams of server notifications: a legacy session's GET stream and a 2026-07-28
 //! `subscriptions/listen` stream. Both send `notifications/tools/list_changed` when the working set
-//! or the upstream catalog changes, and `notifications/resources/updated` for the URIs the stream
+//! or the upstream catalog changes, the upstream's prompts and resources `list_changed` (a listen
+//! stream: when its filter asks), and `notifications/resources/updated` for the URIs the stream
 //! holds (a legacy session's subscriptions, a listen's `resourceSubscriptions`;
 //! `subscriptions.rs`), keep-alives while idle, and end on shutdown. Takes a working-set watch and
 //! the `Upstream`, never the `Proxy`.
@@ -35,6 +36,8 @@ pub struct Shape {
     pub tools: bool,
     /// The resource URIs whose updates this stream delivers (`None`: none).
     pub updates: Option<Wants>,
+    /// The upstream's prompts/resources `list_changed` notifications this stream passes on.
+    pub lists: Vec<&'static str>,
     /// The listen's URIs held upstream while the stream is open.
     pub held: Option<Held>,
     /// Fails once the legacy session behind the stream ends (DELETE, expiry): the stream ends too.
@@ -42,11 +45,13 @@ pub struct Shape {
 }
 
 /// A `subscriptions/listen` stream for request `id` asking for `filter`. `resources`: the upstream,
-/// when mws relays its resource updates (`subscriptions::relays`).
+/// when mws relays its resource updates (`subscriptions::relays`); `lists`: the list changes it
+/// passes on (`subscriptions::lists`).
 pub fn listen_shape(
     id: &Value,
     filter: Option<&Value>,
     resources: Option<&Arc<dyn Upstream>>,
+    lists: &[(&'static str, &'static str)],
 ) -> Shape {
     let wants_tools = filter
         .and_then(|f| f.get("toolsListChanged"))
@@ -68,6 +73,13 @@ pub fn listen_shape(
     let mut honored = serde_json::Map::new();
     if wants_tools {
         honored.insert("toolsListChanged".into(), json!(true));
+    }
+    let mut methods = Vec::new();
+    for (key, method) in lists {
+        if filter.and_then(|f| f.get(*key)).and_then(Value::as_bool) == Some(true) {
+            honored.insert((*key).into(), json!(true));
+            methods.push(*method);
+        }
     }
     let (updates, held) = match resources.filter(|_| !uris.is_empty()) {
         Some(up) => {
@@ -92,20 +104,27 @@ pub fn listen_shape(
             json!({"resultType": "complete", "_meta": tag}),
         )),
         updates,
+        lists: methods,
         held,
         ended: None,
     }
 }
 
-/// A legacy GET stream: list_changed, and updates of the resources the session subscribed to
-/// (`wants`), until `ended` fails (`Sessions::ended`).
-pub fn get_shape(wants: Wants, ended: watch::Receiver<()>) -> Shape {
+/// A legacy GET stream: list_changed (the tools', and the prompts' and resources' of `lists`), and
+/// updates of the resources the session subscribed to (`wants`), until `ended` fails
+/// (`Sessions::ended`).
+pub fn get_shape(
+    wants: Wants,
+    lists: &[(&'static str, &'static str)],
+    ended: watch::Receiver<()>,
+) -> Shape {
     Shape {
         first: None,
         subscription: None,
         tools: true,
         last: None,
         updates: Some(wants),
+        lists: lists.iter().map(|(_, m)| *m).collect(),
         held: None,
         ended: Some(ended),
     }
@@ -123,20 +142,25 @@ struct State {
     _held: Option<Held>,
 }
 
-/// The next resource update this stream `wants` (tagged with `tag`), skipping everything else;
-/// `None` once the upstream's notifications end. Pending forever without `notes`.
+/// The next resource update this stream `wants`, or list change of `lists` (tagged with `tag`),
+/// skipping everything else; `None` once the upstream's notifications end. Pending forever
+/// without `notes`.
 async fn next_update(
     notes: &mut Option<broadcast::Receiver<Value>>,
     wants: Option<&(dyn Fn(&str) -> bool + Send + Sync)>,
+    lists: &[&str],
     tag: Option<&Value>,
 ) -> Option<Value> {
-    let (Some(notes), Some(wants)) = (notes.as_mut(), wants) else {
+    let Some(notes) = notes.as_mut() else {
         return std::future::pending().await;
     };
     loop {
         match notes.recv().await {
             Ok(msg) => {
-                if let Some(note) = subscriptions::updated_for(&msg, wants, tag) {
+                let update = wants.and_then(|w| subscriptions::updated_for(&msg, w, tag));
+                if let Some(note) =
+                    update.or_else(|| subscriptions::list_changed_for(&msg, lists, tag))
+                {
                     return Some(note);
                 }
             }
@@ -178,12 +202,13 @@ pub fn stream(
     let changed = sse::event(&changed);
     let last = shape.last.map(|l| sse::event(&l));
     let wants = shape.updates;
+    let lists = shape.lists;
     let tag = shape.subscription;
     let state = State {
         ws,
         cat,
         cat_alive: true,
-        notes: wants.as_ref().map(|_| upstream.notifications()),
+        notes: (wants.is_some() || !lists.is_empty()).then(|| upstream.notifications()),
         stop: shutdown,
         done: false,
         ended: shape.ended,
@@ -193,6 +218,7 @@ pub fn stream(
         let changed = changed.clone();
         let last = last.clone();
         let wants = wants.clone();
+        let lists = lists.clone();
         let tag = tag.clone();
         async move {
             if st.done {
@@ -209,7 +235,7 @@ pub fn stream(
                     Ok(()) => sse::KEEP_ALIVE.to_string(),
                     Err(_) => { st.cat_alive = false; sse::KEEP_ALIVE.to_string() }
                 },
-                r = next_update(&mut st.notes, wants.as_deref(), tag.as_ref()) => match r {
+                r = next_update(&mut st.notes, wants.as_deref(), &lists, tag.as_ref()) => match r {
                     Some(note) => sse::event(&note),
                     None => { st.notes = None; sse::KEEP_ALIVE.to_string() }
                 },

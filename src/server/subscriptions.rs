@@ -34,6 +34,30 @@ pub fn relays(upstream: &dyn Upstream) -> bool {
         == Some(true)
 }
 
+/// The prompt and resource list changes mws passes on: (the 2026-07-28 listen filter key, the
+/// notification) for each list the upstream (one of several servers) says can change.
+pub fn lists(upstream: &dyn Upstream) -> Vec<(&'static str, &'static str)> {
+    let caps = upstream.status().capabilities;
+    crate::upstream::other_list_changes(caps.as_ref())
+        .into_iter()
+        .map(|key| match key {
+            "promptsListChanged" => (key, "notifications/prompts/list_changed"),
+            _ => (key, "notifications/resources/list_changed"),
+        })
+        .collect()
+}
+
+/// The list_changed to send for an upstream's notification `msg` when a stream takes `methods`,
+/// tagged with the stream's subscription id (`tag`, a listen stream).
+pub fn list_changed_for(msg: &Value, methods: &[&str], tag: Option<&Value>) -> Option<Value> {
+    let method = msg.get("method").and_then(Value::as_str)?;
+    if !methods.contains(&method) {
+        return None;
+    }
+    let params = tag.map(|id| json!({"_meta": { META_SUBSCRIPTION_ID: id }}));
+    Some(mcp::notification(method, params))
+}
+
 /// `params.uri` of a subscribe or unsubscribe request.
 pub fn uri(method: &str, params: Option<&Value>) -> Result<String, RpcError> {
     match params.and_then(|p| p.get("uri")).and_then(Value::as_str) {

@@ -391,7 +391,7 @@ fn edit_files<'a>(client: Client, target: &Target, ms: &[Move<'a>]) -> Outcome<'
 }
 
 /// Replaces `path` whole (temp file and rename) and gives it back its mode.
-fn write_keeping_mode(path: &Path, body: &[u8]) -> Result<(), String> {
+pub(super) fn write_keeping_mode(path: &Path, body: &[u8]) -> Result<(), String> {
     use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(path).ok().map(|m| m.permissions().mode());
     let io = |e: std::io::Error| format!("cannot write: {e}");

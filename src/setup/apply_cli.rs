@@ -1,7 +1,9 @@
 //! The part of `--apply` done through the clients' own CLIs: `claude mcp add-json` / `remove`
 //! (Claude Code; run in the project for `local` and `project` registrations) and `codex mcp add` /
 //! `remove`, which lock and rewrite their files themselves. mws is registered first, so a client
-//! never ends up without both. Must not pass a secret on a command line.
+//! never ends up without both. A Codex project's `.codex/config.toml`, which its CLI cannot
+//! change, is edited in place keeping its formatting (`toml_edit`). Must not pass a secret on a
+//! command line.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -50,13 +52,13 @@ pub(super) fn claude<'a>(
                 o.scope.as_str().into(),
                 m.source.name.clone(),
             ];
-            Ok((args, cwd))
+            Ok(Removal::Run(args, cwd))
         },
     )
 }
 
-/// Codex: register mws, then `codex mcp remove` each user-scope registration (the CLI writes only
-/// the user file; a project's `.codex/config.toml` is left for the user to edit).
+/// Codex: register mws, then `codex mcp remove` each user-scope registration; the CLI writes only
+/// the user file, so a project's registration is taken out of its `.codex/config.toml` here.
 pub(super) fn codex<'a>(
     plan: &Plan,
     env: &sources::Env,
@@ -79,16 +81,40 @@ pub(super) fn codex<'a>(
         ms,
         (&add, &env.home),
         |m| match m.source.origin.scope {
-            Scope::User => Ok((
+            Scope::User => Ok(Removal::Run(
                 vec!["mcp".into(), "remove".into(), m.source.name.clone()],
                 env.home.clone(),
             )),
-            _ => Err(format!(
-                "the Codex CLI changes only the user file; remove it from {} by hand",
-                m.source.origin.file.display()
-            )),
+            _ => {
+                codex_project_remove(&m.source.origin.file, &m.source.name).map(|()| Removal::Done)
+            }
         },
     )
+}
+
+/// How one registration leaves its client: a CLI run (arguments, working directory), or already
+/// done by editing the file.
+enum Removal {
+    Run(Vec<String>, PathBuf),
+    Done,
+}
+
+/// Takes `[mcp_servers.<name>]` (and its sub-tables) out of a Codex project file, keeping every
+/// other byte: comments, order, other servers.
+fn codex_project_remove(file: &Path, name: &str) -> Result<(), String> {
+    let at = |e: String| format!("{}: {e}", file.display());
+    let text = std::fs::read_to_string(file).map_err(|e| at(format!("cannot read: {e}")))?;
+    let mut doc: toml_edit::DocumentMut = text
+        .parse()
+        .map_err(|e: toml_edit::TomlError| at(format!("not valid TOML: {e}")))?;
+    let removed = doc
+        .get_mut("mcp_servers")
+        .and_then(toml_edit::Item::as_table_like_mut)
+        .and_then(|t| t.remove(name));
+    if removed.is_none() {
+        return Err(at(format!("has no [mcp_servers.{name}] any more")));
+    }
+    super::apply::write_keeping_mode(file, doc.to_string().as_bytes()).map_err(at)
 }
 
 /// Registers mws (unless the client has it under that name and keeps it), then runs one removal
@@ -99,7 +125,7 @@ fn moves<'a>(
     target: &Target,
     ms: &[Move<'a>],
     (add, add_cwd): (&[&str], &Path),
-    remove: impl Fn(&Move<'_>) -> Result<(Vec<String>, PathBuf), String>,
+    remove: impl Fn(&Move<'_>) -> Result<Removal, String>,
 ) -> Outcome<'a> {
     let mut out = Outcome::default();
     let name = client.as_str();
@@ -134,9 +160,12 @@ fn moves<'a>(
             Some(p) => format!("{} scope, {}", o.scope.as_str(), p.display()),
             None => format!("{} scope", o.scope.as_str()),
         };
-        let result = remove(m).and_then(|(args, cwd)| {
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            run(program, &args, &cwd)
+        let result = remove(m).and_then(|r| match r {
+            Removal::Run(args, cwd) => {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                run(program, &args, &cwd)
+            }
+            Removal::Done => Ok(()),
         });
         match result {
             Ok(()) => {

@@ -68,7 +68,10 @@ fn client_info(client: Option<&str>) -> Value {
 }
 
 fn timeout_err(d: Duration) -> UpstreamError {
-    UpstreamError::Timeout(d)
+    UpstreamError::Timeout {
+        after: d,
+        server: None,
+    }
 }
 
 impl Conn {
@@ -115,6 +118,11 @@ impl Conn {
 
     pub fn status(&self) -> UpstreamStatus {
         self.status.lock().unwrap().clone()
+    }
+
+    /// `Upstream::relays_logs` (`conn_logs::relays`), without copying the status.
+    pub fn relays_logs(&self) -> bool {
+        logs::relays(self.wire.as_ref(), &self.status.lock().unwrap())
     }
 
     pub fn note_error(&self, e: &UpstreamError) {

@@ -8,7 +8,9 @@ use std::time::Duration;
 use serde_json::{Map, Value, json};
 
 use super::super::UpstreamError;
-use super::super::probe::{Probe, classify, list_changes, lists_modern, subscribes};
+use super::super::probe::{
+    Probe, classify, list_changes, lists_modern, other_list_changes, subscribes,
+};
 use super::super::wire::Outgoing;
 use super::{Conn, Negotiated, PROBE_TIMEOUT, client_info, down, rpc_result, timeout_err};
 use crate::mcp::envelope::{envelope, with_meta};
@@ -112,13 +114,17 @@ impl Conn {
         classify(outcome, lenient, generation)
     }
 
-    /// Opens `subscriptions/listen` when the modern upstream says its tool list can change, or
-    /// our clients are subscribed to resources it can report on (re-opened when that set changes).
+    /// Opens `subscriptions/listen` when the modern upstream says its tool, prompt or resource list
+    /// can change, or our clients are subscribed to resources it can report on (re-opened when
+    /// that set changes).
     pub(super) fn listen_modern(&self, n: &Negotiated) {
         let caps = n.capabilities.as_ref();
         let mut filter = Map::new();
         if list_changes(caps) {
             filter.insert("toolsListChanged".into(), json!(true));
+        }
+        for key in other_list_changes(caps) {
+            filter.insert(key.into(), json!(true));
         }
         let uris = self.subscribed_uris();
         if subscribes(caps) && !uris.is_empty() {
@@ -178,7 +184,8 @@ impl Conn {
             version,
             generation,
         };
-        if list_changes(n.capabilities.as_ref()) || subscribes(n.capabilities.as_ref()) {
+        let caps = n.capabilities.as_ref();
+        if list_changes(caps) || subscribes(caps) || !other_list_changes(caps).is_empty() {
             self.wire.listen(None, &n.version);
         }
         self.resubscribe_legacy(&n).await;

@@ -37,6 +37,16 @@ impl SentLevel {
     }
 }
 
+/// `Upstream::relays_logs` for one connection: its wire ties messages to calls and the upstream
+/// offers `logging`.
+pub(super) fn relays(wire: &dyn super::Wire, status: &super::UpstreamStatus) -> bool {
+    wire.carries_call_logs()
+        && status
+            .capabilities
+            .as_ref()
+            .is_some_and(|c| c.get("logging").is_some())
+}
+
 fn offers_logging(n: &Negotiated) -> bool {
     n.capabilities
         .as_ref()
@@ -53,6 +63,10 @@ impl Conn {
         n: &Arc<Negotiated>,
         params: Value,
     ) -> Value {
+        if !self.wire.carries_call_logs() {
+            // The messages could not be told apart: asking for them only makes noise.
+            return params;
+        }
         if n.era == Era::Modern {
             return related::with_requested_level(method, params);
         }

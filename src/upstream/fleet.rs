@@ -343,6 +343,10 @@ pub fn named(server: &str, e: UpstreamError) -> UpstreamError {
         UpstreamError::SessionExpired => UpstreamError::Unavailable(format!(
             "server \"{server}\": its session expired; the call was not retried"
         )),
+        UpstreamError::Timeout { after, .. } => UpstreamError::Timeout {
+            after,
+            server: Some(server.to_string()),
+        },
         other => other,
     }
 }
@@ -379,6 +383,10 @@ impl Upstream for Fleet {
             let _ = m.up.notify(method, params.clone()).await;
         }
         Ok(())
+    }
+
+    fn relays_logs(&self) -> bool {
+        self.inner.members.iter().any(|m| m.up.relays_logs())
     }
 
     fn status(&self) -> UpstreamStatus {

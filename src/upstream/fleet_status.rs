@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 use super::fleet::FleetInner;
 use super::{ServerState, UpstreamStatus};
 
-/// Capabilities the fleet passes on from its servers (`logging` is not relayed from several).
+/// Capabilities the fleet passes on from its servers (`logging` is decided per server:
+/// `Upstream::relays_logs`).
 const MERGED_CAPABILITIES: [&str; 3] = ["resources", "prompts", "completions"];
 
 pub fn status(f: &FleetInner) -> UpstreamStatus {

@@ -190,3 +190,16 @@ async fn resources_merge_and_prompts_route_by_prefix() {
          matches"
     );
 }
+
+#[test]
+fn a_timeout_names_its_server() {
+    let e = UpstreamError::Timeout {
+        after: Duration::from_secs(30),
+        server: None,
+    };
+    assert_eq!(e.to_string(), "upstream did not answer within 30s");
+    assert_eq!(
+        named("slow", e).to_string(),
+        "server \"slow\" did not answer within 30s"
+    );
+}

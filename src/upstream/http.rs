@@ -389,6 +389,10 @@ impl Wire for HttpWire {
         false
     }
 
+    fn carries_call_logs(&self) -> bool {
+        true
+    }
+
     fn closing_cancels(&self, modern: bool) -> bool {
         modern
     }

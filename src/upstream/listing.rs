@@ -91,7 +91,10 @@ impl Inner {
         };
         let r = tokio::time::timeout(self.list_budget, work)
             .await
-            .unwrap_or(Err(UpstreamError::Timeout(self.list_budget)));
+            .unwrap_or(Err(UpstreamError::Timeout {
+                after: self.list_budget,
+                server: None,
+            }));
         if let Err(e) = &r {
             self.conn.note_error(e);
         }

@@ -11,6 +11,7 @@ mod fleet_watch;
 mod http;
 mod listing;
 mod probe;
+pub use probe::other_list_changes;
 pub mod redact;
 pub mod related;
 mod remembered;
@@ -43,6 +44,18 @@ pub enum CatalogSource {
     Disk,
     /// Nothing at all: only the meta-tools can be listed.
     None,
+}
+
+impl CatalogSource {
+    /// As `mws report` and the status page name it: `live`, `memory`, `catalog.json`, `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CatalogSource::Live => "live",
+            CatalogSource::Memory => "memory",
+            CatalogSource::Disk => "catalog.json",
+            CatalogSource::None => "none",
+        }
+    }
 }
 
 /// The catalog to serve right now.
@@ -116,8 +129,12 @@ pub enum UpstreamError {
         message: String,
         data: Option<Value>,
     },
-    #[error("upstream did not answer within {0:?}")]
-    Timeout(Duration),
+    /// No answer in time; `server` names the server of several it was sent to.
+    #[error("{} did not answer within {after:?}", server.as_deref().map_or("upstream".into(), |s| format!("server \"{s}\"")))]
+    Timeout {
+        after: Duration,
+        server: Option<String>,
+    },
     #[error("upstream unavailable: {0}")]
     Unavailable(String),
     /// A call landed on an expired legacy session; it is not retried (calls may have side effects).
@@ -150,6 +167,13 @@ pub trait Upstream: Send + Sync + 'static {
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError>;
 
     fn status(&self) -> UpstreamStatus;
+
+    /// Can a call's own log messages be told apart and handed to its caller (`related`)? Over an
+    /// HTTP upstream that offers `logging`: its messages come on the call's own response stream
+    /// (a stdio child's carry nothing that ties them to a call).
+    fn relays_logs(&self) -> bool {
+        false
+    }
 
     /// mws is stopping: every request in flight ends at once with `ShuttingDown` (the upstream is
     /// told it is cancelled where the era allows), and so does every later one.
@@ -374,6 +398,10 @@ impl Upstream for Remote {
 
     fn status(&self) -> UpstreamStatus {
         self.inner.conn.status()
+    }
+
+    fn relays_logs(&self) -> bool {
+        self.inner.conn.relays_logs()
     }
 
     fn shutdown(&self) {

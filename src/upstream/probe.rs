@@ -27,7 +27,12 @@ pub fn classify(outcome: Outcome, lenient: bool, generation: u64) -> Result<Prob
     let (status, resp) = match outcome {
         Ok(a) => a,
         Err(None) if lenient => return Ok(Probe::Legacy),
-        Err(None) => return Err(UpstreamError::Timeout(super::conn::PROBE_TIMEOUT)),
+        Err(None) => {
+            return Err(UpstreamError::Timeout {
+                after: super::conn::PROBE_TIMEOUT,
+                server: None,
+            });
+        }
         Err(Some(WireError::Down(_))) if lenient => return Ok(Probe::LegacyRespawn),
         Err(Some(WireError::Status(..) | WireError::SessionExpired)) => return Ok(Probe::Legacy),
         Err(Some(e)) => return Err(down(e)),
@@ -104,6 +109,19 @@ pub fn list_changes(caps: Option<&Value>) -> bool {
     caps.and_then(|c| c.pointer("/tools/listChanged"))
         .and_then(Value::as_bool)
         == Some(true)
+}
+
+/// Which of its prompt and resource lists the upstream says can change: the 2026-07-28
+/// `subscriptions/listen` filter keys for them (`promptsListChanged`, `resourcesListChanged`).
+pub fn other_list_changes(caps: Option<&Value>) -> Vec<&'static str> {
+    [
+        ("/prompts/listChanged", "promptsListChanged"),
+        ("/resources/listChanged", "resourcesListChanged"),
+    ]
+    .into_iter()
+    .filter(|(at, _)| caps.and_then(|c| c.pointer(at)).and_then(Value::as_bool) == Some(true))
+    .map(|(_, key)| key)
+    .collect()
 }
 
 /// Does the upstream deliver `notifications/resources/updated` for URIs it is asked about (legacy

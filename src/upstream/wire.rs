@@ -67,6 +67,12 @@ pub trait Wire: Send + Sync {
     /// A probe that kills the peer or is ignored means "legacy" (stdio), rather than "down" (HTTP).
     fn probe_failure_means_legacy(&self) -> bool;
 
+    /// Does a request's own response carry the log messages sent for it (HTTP, each request its
+    /// own stream)? On stdio every message shares one stdout and none can be tied to a call.
+    fn carries_call_logs(&self) -> bool {
+        false
+    }
+
     /// Does closing the request's connection cancel it upstream (modern HTTP)? Otherwise an
     /// abandoned request is followed by `notifications/cancelled`.
     fn closing_cancels(&self, _modern: bool) -> bool {

@@ -283,6 +283,30 @@ async fn long_names_are_shortened_callable_and_reported() {
         "{doctor}"
     );
 
+    // The same server as the single `upstream`: doctor says which names pass the limit.
+    let single = json!({"upstream": {"url": web.url}, "stateDir": dir.path().join("single"), "transcripts": []});
+    let single_path = dir.path().join("single.json");
+    std::fs::write(&single_path, single.to_string()).unwrap();
+    let out = serve::mws()
+        .args(["--config", single_path.to_str().unwrap(), "doctor"])
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        doctor.contains("1 name(s) too long for Claude's and OpenAI's APIs"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains(&format!(
+            "tool \"{long}\" is 70 characters with the client's mcp__toolbox__ (limit 64)"
+        )),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains("move the upstream into \"servers\""),
+        "{doctor}"
+    );
+
     let mut served = serve::start_in(dir, &config, &[]);
     let all = call(&served.url, 1, "search_tools", json!({"query": ""})).await;
     let text = said(&all);

@@ -51,10 +51,16 @@ fn unreachable_upstream() -> UpstreamInfo {
     }
 }
 
+/// The report with `listing: "working-set"`: these catalogs are small enough that "auto" would
+/// list them whole, and the report is about a working set.
 fn report_of(store: &Store, catalog: &Catalog, window: &str, kind: TokenizerKind) -> Report {
+    let config = Config {
+        listing: mws::config::Listing::WorkingSet,
+        ..Config::default()
+    };
     gather(
         store,
-        &Config::default(),
+        &config,
         catalog,
         &unreachable_upstream(),
         clock::parse(NOW).unwrap(),

@@ -151,10 +151,27 @@ fn apply_then_undo_with_the_real_clis() {
     );
     // The same server under another name in Codex: one server behind mws, with an alias.
     codex(&h, &["clock", "--", "uvx", "mcp-server-time"]);
+    // A trusted project's own Codex file, which the Codex CLI cannot change: edited in place.
+    let user_toml = h.codex_home.join("config.toml");
+    let mut trust = std::fs::read_to_string(&user_toml).unwrap();
+    trust.push_str(&format!(
+        "\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+        h.project.display()
+    ));
+    std::fs::write(&user_toml, trust).unwrap();
+    let project_toml = h.project.join(".codex/config.toml");
+    std::fs::create_dir_all(project_toml.parent().unwrap()).unwrap();
+    std::fs::write(
+        &project_toml,
+        "# the project's Codex settings\nmodel = \"o3\"\n\n[mcp_servers.docs]\n\
+         command = \"docs-mcp\" # local docs\n\n[mcp_servers.docs.env]\nDOCS_DIR = \"./docs\"\n",
+    )
+    .unwrap();
     let files = [
         h.home.join(".claude.json"),
         h.project.join(".mcp.json"),
-        h.codex_home.join("config.toml"),
+        user_toml.clone(),
+        project_toml.clone(),
         config_path(&h),
     ];
     let before = snapshot(&files);
@@ -163,7 +180,7 @@ fn apply_then_undo_with_the_real_clis() {
     let out = mws_with(&h, &path, &["setup", "import", "--apply"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("backed up 4 file(s) to "), "{stdout}");
+    assert!(stdout.contains("backed up 5 file(s) to "), "{stdout}");
     for secret in ["t1", "k2", "k3"] {
         assert!(
             !stdout.contains(&format!("{secret}\"")),
@@ -176,7 +193,12 @@ fn apply_then_undo_with_the_real_clis() {
     let names: Vec<&str> = servers.keys().map(String::as_str).collect();
     assert_eq!(
         names,
-        ["cx-stdio", "gh", "http-local", "stdio-user", "time"]
+        ["cx-stdio", "docs", "gh", "http-local", "stdio-user", "time"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(&project_toml).unwrap(),
+        "# the project's Codex settings\nmodel = \"o3\"\n",
+        "only the moved server leaves the project file"
     );
     assert_eq!(servers["time"]["aliases"], serde_json::json!(["clock"]));
     assert_eq!(
@@ -335,6 +357,41 @@ fn apply_then_undo_on_documented_files_without_the_clis() {
 }
 
 /// Copies a directory tree.
+/// `--apply --json`: one JSON object on stdout saying where the backups are, what was done and what
+/// failed; undo reads those backups.
+#[test]
+fn apply_json_names_the_backups_and_what_was_done() {
+    let h = homes();
+    let cursor = h.home.join(".cursor/mcp.json");
+    place("cursor-mcp.json", &cursor);
+    let before = snapshot(&[cursor.clone(), config_path(&h)]);
+    let out = mws_with(
+        &h,
+        "/nonexistent-bin",
+        &["setup", "import", "--apply", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let v: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    let dir = PathBuf::from(v["backupDir"].as_str().expect("backupDir"));
+    assert!(dir.is_dir(), "{v:#}");
+    assert!(dir.starts_with(&h.home), "{v:#}");
+    let done: Vec<&str> = v["done"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(done.iter().any(|l| l.starts_with("cursor: ")), "{v:#}");
+    assert_eq!(v["errors"], serde_json::json!([]), "{v:#}");
+    assert_ne!(
+        std::fs::read(&cursor).ok(),
+        before[&cursor],
+        "cursor's file was not changed"
+    );
+    undo_restores(&h, "/nonexistent-bin", &before);
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     for e in walkdir::WalkDir::new(from).into_iter().map(Result::unwrap) {
         let dest = to.join(e.path().strip_prefix(from).unwrap());

@@ -24,6 +24,7 @@ fn stdio_config(dir: &Path, mode: &str, call_ms: u64) -> Value {
         "upstream": {"command": "python3", "args": [script(), mode]},
         "stateDir": dir.join("state"),
         "timeouts": {"listMs": 10000, "callMs": call_ms, "catalogTtlMs": 60000},
+        "listing": "working-set",
     })
 }
 

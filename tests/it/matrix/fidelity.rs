@@ -75,7 +75,10 @@ async fn vendor_fields_and_execution_reach_clients_of_both_eras_unchanged() {
     for mode in upstreams {
         let tools = vec![json!({"name": "plain"}), vendor_tool("vend")];
         let fake = fake_http::start(mode, tools, 1).await;
-        let served = serve::start(&json!({"upstream": {"url": fake.url}}), &["vend"]);
+        let served = serve::start(
+            &json!({"upstream": {"url": fake.url}, "listing": "working-set"}),
+            &["vend"],
+        );
         let want = ["search_tools", "call_tool", "vend"];
         let mut modern = Value::Null;
         for _ in 0..100 {

@@ -19,6 +19,7 @@ fn config(upstream: Value, list_ms: u64, call_ms: u64, ttl_ms: u64) -> Value {
         "upstream": upstream,
         "transcripts": [],
         "timeouts": {"listMs": list_ms, "callMs": call_ms, "catalogTtlMs": ttl_ms},
+        "listing": "working-set",
     })
 }
 

@@ -43,6 +43,11 @@ async fn call(session: &LegacyClient, name: &str) -> Vec<Value> {
 
 /// A 2026-07-28 `tools/call` of `name` (through `call_tool`) with `extra` request `_meta`.
 async fn modern_call(url: &str, name: &str, extra: Value) -> Vec<Value> {
+    modern_call_with(url, name, json!({}), extra).await
+}
+
+/// `modern_call` with the tool's `arguments`.
+async fn modern_call_with(url: &str, name: &str, arguments: Value, extra: Value) -> Vec<Value> {
     let mut meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "relay-test", "version": "1"},
@@ -52,7 +57,7 @@ async fn modern_call(url: &str, name: &str, extra: Value) -> Vec<Value> {
         meta[k] = v.clone();
     }
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
-        "name": "call_tool", "arguments": {"name": name, "arguments": {}}, "_meta": meta}});
+        "name": "call_tool", "arguments": {"name": name, "arguments": arguments}, "_meta": meta}});
     let (ct, text) = post_modern_body(url, &body).await;
     messages(&ct, &text)
 }
@@ -157,6 +162,43 @@ async fn a_modern_calls_log_level_is_passed_up_and_its_messages_come_back() {
     assert_eq!(
         up.seen.lock().unwrap().call_levels,
         [Some("error".to_string()), None, Some("info".to_string())]
+    );
+}
+
+/// With several servers, the one over HTTP that offers `logging` relays a call's messages as a
+/// single upstream does; a call to a stdio server beside it (mcp-server-time) gets its answer and
+/// no messages, and its server is not asked for any.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_several_servers_the_http_ones_logs_are_relayed() {
+    let up = upstream::start(true).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = json!({
+        "servers": {
+            "loud": {"url": up.url},
+            "time": {"command": crate::support::mcp_server_time()},
+        },
+        "stateDir": dir.path().join("state"),
+        "timeouts": {"listMs": 10000, "callMs": 10000, "catalogTtlMs": 60000},
+    });
+    let mws = Serve::start(dir.path(), &cfg);
+    mws.rpc("tools/list", json!({})).await;
+    let disc = mws.rpc("server/discover", json!({})).await;
+    assert_eq!(
+        disc["result"]["capabilities"]["logging"],
+        json!({}),
+        "{disc}"
+    );
+    let level = json!({"io.modelcontextprotocol/logLevel": "info"});
+    let r = modern_call(&mws.url, "loud__chatty", level.clone()).await;
+    assert_eq!(logs(&r), ["info line", "error line"]);
+    assert_eq!(answer_text(&r), "chatty done");
+    let utc = json!({"timezone": "UTC"});
+    let r = modern_call_with(&mws.url, "time__get_current_time", utc, level).await;
+    assert_eq!(logs(&r), Vec::<String>::new());
+    assert!(answer_text(&r).contains("UTC"), "{r:?}");
+    assert_eq!(
+        up.seen.lock().unwrap().call_levels,
+        [Some("info".to_string())]
     );
 }
 

@@ -106,7 +106,8 @@ async fn a_huge_search_is_refused_while_a_ping_is_answered() {
 async fn a_query_or_call_tool_parameter_of_the_wrong_type_is_a_tool_error() {
     let tools = vec![json!({"name": "notes_list"}), json!({"name": "notes_add"})];
     let fake = fake_http::start(Mode::Modern, tools, 10).await;
-    let served = serve::start(&json!({"upstream": {"url": fake.url}}), &["notes_list"]);
+    let config = json!({"upstream": {"url": fake.url}, "listing": "working-set"});
+    let served = serve::start(&config, &["notes_list"]);
     listed(&served, &["search_tools", "call_tool", "notes_list"]).await;
     for (arguments, got) in [
         (json!({"query": {"a": 1}}), "an object"),
@@ -171,7 +172,8 @@ async fn meta_named_upstream_tools_are_reached_as_upstream_names() {
     ];
     let fake = fake_http::start(Mode::Modern, tools, 10).await;
     // The working set and pins name upstream tools as the upstream knows them.
-    let config = json!({"upstream": {"url": fake.url}, "pins": ["call_tool"]});
+    let config =
+        json!({"upstream": {"url": fake.url}, "pins": ["call_tool"], "listing": "working-set"});
     let mut served = serve::start(&config, &["search_tools"]);
     listed(
         &served,
@@ -256,7 +258,7 @@ async fn meta_named_upstream_tools_are_reached_as_upstream_names() {
     );
     // The report lists the upstream's tool as clients see it, with the calls logged under its
     // upstream name.
-    let config = json!({"upstream": {"url": fake.url}, "pins": ["call_tool"],
+    let config = json!({"upstream": {"url": fake.url}, "pins": ["call_tool"], "listing": "working-set",
                         "stateDir": served.dir.path().join("state"), "transcripts": []});
     let path = served.dir.path().join("report.json");
     std::fs::write(&path, config.to_string()).unwrap();

@@ -10,6 +10,7 @@ mod meta;
 mod python;
 mod serve_cmd;
 mod sessions;
+mod status_page;
 mod stdio;
 mod streams;
 mod subscriptions;
@@ -70,6 +71,8 @@ impl Harness {
         let config = Config {
             state_dir: dir.path().to_path_buf(),
             backend_hints: [("mail".to_string(), "mailbox and filters".to_string())].into(),
+            // A small catalog: "auto" would list it whole; these tests are about the meta-tools.
+            listing: mws::config::Listing::WorkingSet,
             ..Config::default()
         };
         let proxy = Proxy::new(

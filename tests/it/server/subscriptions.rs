@@ -404,3 +404,80 @@ async fn a_stdio_client_gets_updates_on_stdout() {
     }
     panic!("no notifications/resources/updated on stdout after {TRIES} changes");
 }
+
+/// The upstream's `notifications/prompts/list_changed` reaches a legacy session's GET stream and a
+/// 2026 listen that asked for `promptsListChanged` (tagged with its id); mws asks its upstream for
+/// them in its own listen, and advertises `prompts.listChanged` as the upstream does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_list_changes_reach_legacy_streams_and_listens_that_asked() {
+    let (_fixture, mws) = start();
+    let _ = post_modern(&mws.url, 1, "tools/list", json!({})).await;
+    let (legacy_session, init) = legacy(&mws.url).await;
+    assert_eq!(
+        init["result"]["capabilities"]["prompts"]["listChanged"], true,
+        "{init}"
+    );
+    let mut get = Events::new(legacy_session.stream().await);
+    let body = json!({"jsonrpc": "2.0", "id": 42, "method": "subscriptions/listen", "params": {
+        "notifications": {"promptsListChanged": true, "resourcesListChanged": true},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "subs-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let resp = reqwest::Client::new()
+        .post(&mws.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut listen = Events::new(resp);
+    let ack = listen.next(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"promptsListChanged": true, "resourcesListChanged": true}),
+        "{ack}"
+    );
+    let prompt_change = |m: &Value| m["method"] == "notifications/prompts/list_changed";
+    let (mut on_get, mut on_listen) = (None, None);
+    for _ in 0..TRIES {
+        let r = post_modern(
+            &mws.url,
+            8,
+            "tools/call",
+            json!({"name": "call_tool", "arguments": {"name": "test_trigger_prompt_change", "arguments": {}}}),
+        )
+        .await;
+        assert_eq!(
+            r["result"]["content"][0]["text"], "Prompt list change triggered",
+            "{r}"
+        );
+        while on_listen.is_none() {
+            match listen.next(Duration::from_secs(1)).await {
+                Some(m) if prompt_change(&m) => on_listen = Some(m),
+                Some(_) => {}
+                None => break,
+            }
+        }
+        while on_get.is_none() {
+            match get.next(Duration::from_secs(1)).await {
+                Some(m) if prompt_change(&m) => on_get = Some(m),
+                Some(_) => {}
+                None => break,
+            }
+        }
+        if on_get.is_some() && on_listen.is_some() {
+            break;
+        }
+    }
+    let on_listen = on_listen.expect("no prompts/list_changed on the listen stream");
+    assert_eq!(
+        on_listen["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 42,
+        "{on_listen}"
+    );
+    let on_get = on_get.expect("no prompts/list_changed on the legacy GET stream");
+    assert!(on_get.get("params").is_none(), "{on_get}");
+}

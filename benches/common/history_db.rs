@@ -1,0 +1,84 @@
+//! The generated history the database benches share (`report`, `whatif`, `status`): a 49-tool
+//! catalog from the fixtures and a database of `MWS_BENCH_CALLS` (default 1,000,000) generated
+//! calls over 45 days, built once and cached under target/bench-report/, keyed by its parameters.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use mws::catalog::Catalog;
+use mws::clock;
+use mws::store::Store;
+
+#[path = "../../tests/it/report/history.rs"]
+#[allow(dead_code)]
+mod history;
+
+/// The history's `now`.
+pub const NOW: &str = "2026-11-29T12:00:00Z";
+
+/// Calls in the database: `MWS_BENCH_CALLS`, else 1,000,000.
+pub fn calls() -> usize {
+    std::env::var("MWS_BENCH_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+/// The fixtures' github, filesystem, memory and time catalogs together.
+pub fn catalog() -> Catalog {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/catalogs");
+    let mut tools = Vec::new();
+    for f in ["github-npm", "filesystem", "memory", "time"] {
+        let c = Catalog::load_file(&dir.join(format!("{f}.json"))).unwrap();
+        tools.extend(c.tools().iter().cloned());
+    }
+    Catalog::new(tools)
+}
+
+/// `calls()`, the catalog, and the database of that many calls (built on first use), opened.
+pub fn open() -> (usize, Catalog, Store) {
+    let calls = calls();
+    let cat = catalog();
+    let store = Store::open(&database(calls, &cat)).unwrap();
+    (calls, cat, store)
+}
+
+/// The database with `calls` generated calls, built on first use.
+pub fn database(calls: usize, cat: &Catalog) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-report");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("calls-{calls}-v1.db"));
+    if path.exists() {
+        return path;
+    }
+    let started = Instant::now();
+    let h = history::generate(&history::Params {
+        now: clock::parse(NOW).unwrap(),
+        days: 45,
+        calls,
+        seed: 11,
+        tools: cat.names().map(str::to_string).collect(),
+        pins: vec!["read_text_file".into()],
+    });
+    let tmp = dir.join(format!("calls-{calls}-v1.db.tmp"));
+    let _ = std::fs::remove_file(&tmp);
+    let mut store = Store::open(&tmp).unwrap();
+    store
+        .seed_history(&h.calls, &h.searches, &h.runs, &h.working_set)
+        .unwrap();
+    store
+        .conn()
+        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;")
+        .unwrap();
+    drop(store);
+    std::fs::rename(&tmp, &path).unwrap();
+    eprintln!(
+        "built {} ({} calls, {} searches, {} promotion runs) in {:.1?}",
+        path.display(),
+        h.calls.len(),
+        h.searches.len(),
+        h.runs.len(),
+        started.elapsed()
+    );
+    path
+}
