@@ -21,6 +21,7 @@ pub(super) struct RawUpstream {
     env: Option<BTreeMap<String, String>>,
     cwd: Option<PathBuf>,
     allow_insecure_http: Option<bool>,
+    oauth: Option<crate::auth::OAuthConfig>,
 }
 
 impl TryFrom<RawUpstream> for Upstream {
@@ -49,7 +50,11 @@ impl TryFrom<RawUpstream> for Upstream {
                     let parsed = super::servers::check_url(&url)?;
                     super::servers::insecure_headers(&parsed, "`upstream`")?;
                 }
-                Ok(Upstream::Http(HttpUpstream { url, headers }))
+                Ok(Upstream::Http(HttpUpstream {
+                    url,
+                    headers,
+                    oauth: r.oauth,
+                }))
             }
             (None, Some(command)) => {
                 for (f, set) in [

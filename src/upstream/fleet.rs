@@ -343,6 +343,10 @@ pub fn named(server: &str, e: UpstreamError) -> UpstreamError {
         UpstreamError::SessionExpired => UpstreamError::Unavailable(format!(
             "server \"{server}\": its session expired; the call was not retried"
         )),
+        UpstreamError::NeedsLogin { why, .. } => UpstreamError::NeedsLogin {
+            server: Some(server.to_string()),
+            why,
+        },
         UpstreamError::Timeout { after, .. } => UpstreamError::Timeout {
             after,
             server: Some(server.to_string()),

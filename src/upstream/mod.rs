@@ -124,6 +124,9 @@ pub enum UpstreamError {
     },
     #[error("upstream unavailable: {0}")]
     Unavailable(String),
+    /// The server needs an OAuth login (`mws login`); `server` names the server of several.
+    #[error("{} needs a login: run `mws login {}` ({why})", server.as_deref().map_or("the upstream".into(), |s| format!("server \"{s}\"")), server.as_deref().unwrap_or(LOGIN_NAME))]
+    NeedsLogin { server: Option<String>, why: String },
     /// A call landed on an expired legacy session; it is not retried (calls may have side effects).
     #[error("upstream session expired; the call was not retried")]
     SessionExpired,
@@ -133,6 +136,9 @@ pub enum UpstreamError {
     #[error("mws is shutting down; the request was cancelled")]
     ShuttingDown,
 }
+
+/// The name `mws login` knows the single `upstream` by.
+pub const LOGIN_NAME: &str = "upstream";
 
 /// The upstream as the proxy sees it.
 #[async_trait::async_trait]
@@ -273,7 +279,9 @@ impl Remote {
             }
         });
         let wire: Arc<dyn wire::Wire> = match &config.upstream {
-            crate::config::Upstream::Http(h) => Arc::new(http::HttpWire::new(h.clone(), on_note)),
+            crate::config::Upstream::Http(h) => Arc::new(
+                http::HttpWire::new(h.clone(), on_note).with_tokens(config.state_dir.clone()),
+            ),
             crate::config::Upstream::Stdio(s) => {
                 Arc::new(stdio::StdioWire::new(s.clone(), on_note))
             }
