@@ -131,8 +131,9 @@ wait_port() {
 }
 
 # Client scenarios run one at a time (a parallel `--suite all` starts one mws per scenario at once,
-# too many for a small machine): (spec version, scenario). The auth scenarios are not run: mws
-# reaches its upstream with configured headers and does no OAuth of its own.
+# too many for a small machine): (spec version, scenario). The auth/* scenarios run with a headless
+# `mws login` first (scripts/conformance-client.sh); the extension ones (client credentials,
+# enterprise-managed, DPoP, workload identity) are not run: mws offers no such grants.
 CLIENT_SCENARIOS=(
   "2025-11-25 tools_call"
   "2025-11-25 elicitation-sep1034-client-defaults"
@@ -143,6 +144,35 @@ CLIENT_SCENARIOS=(
   "2026-07-28 http-custom-headers"
   "2026-07-28 http-invalid-tool-headers"
   "2026-07-28 json-schema-ref-no-deref"
+  "2026-07-28 auth/metadata-default"
+  "2026-07-28 auth/metadata-var1"
+  "2026-07-28 auth/metadata-var2"
+  "2026-07-28 auth/metadata-var3"
+  "2026-07-28 auth/basic-cimd"
+  "2026-07-28 auth/scope-from-www-authenticate"
+  "2026-07-28 auth/scope-from-scopes-supported"
+  "2026-07-28 auth/scope-omitted-when-undefined"
+  "2026-07-28 auth/scope-step-up"
+  "2026-07-28 auth/scope-retry-limit"
+  "2026-07-28 auth/token-endpoint-auth-basic"
+  "2026-07-28 auth/token-endpoint-auth-post"
+  "2026-07-28 auth/token-endpoint-auth-none"
+  "2026-07-28 auth/pre-registration"
+  "2026-07-28 auth/resource-mismatch"
+  "2026-07-28 auth/offline-access-scope"
+  "2026-07-28 auth/offline-access-not-supported"
+  "2026-07-28 auth/authorization-server-migration"
+  "2026-07-28 auth/iss-supported"
+  "2026-07-28 auth/iss-not-advertised"
+  "2026-07-28 auth/iss-supported-missing"
+  "2026-07-28 auth/iss-wrong-issuer"
+  "2026-07-28 auth/iss-unexpected"
+  "2026-07-28 auth/iss-normalized"
+  "2026-07-28 auth/metadata-issuer-mismatch"
+  "2025-11-25 auth/metadata-default"
+  "2025-11-25 auth/scope-step-up"
+  "2025-03-26 auth/2025-03-26-oauth-metadata-backcompat"
+  "2025-03-26 auth/2025-03-26-oauth-endpoint-fallback"
 )
 if [ "$mode" = client ]; then
   rm -rf "$results"

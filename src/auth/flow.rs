@@ -44,25 +44,32 @@ pub fn challenge_s256(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier))
 }
 
-/// Asks the server without a token, for its `WWW-Authenticate` challenge.
+/// Asks the server without a token for its `WWW-Authenticate` challenge: with `initialize`, then
+/// (a server may let that through) with `tools/list`.
 async fn probe(http: &reqwest::Client, url: &Url) -> Challenge {
-    let body = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "mws", "version": env!("CARGO_PKG_VERSION")}}});
-    let Ok(resp) = http
-        .post(url.clone())
-        .header("Accept", "application/json, text/event-stream")
-        .json(&body)
-        .send()
-        .await
-    else {
-        return Challenge::default();
-    };
-    resp.headers()
-        .get("www-authenticate")
-        .and_then(|v| v.to_str().ok())
-        .map(discover::challenge)
-        .unwrap_or_default()
+    let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}});
+    for body in [init, list] {
+        let Ok(resp) = http
+            .post(url.clone())
+            .header("Accept", "application/json, text/event-stream")
+            .json(&body)
+            .send()
+            .await
+        else {
+            return Challenge::default();
+        };
+        if let Some(c) = resp
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+        {
+            return discover::challenge(c);
+        }
+    }
+    Challenge::default()
 }
 
 /// The scopes to ask for: the config's, else the challenge's, else the resource metadata's;

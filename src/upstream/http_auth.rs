@@ -24,6 +24,9 @@ pub(super) struct Auth {
     oauth: auth::OAuthConfig,
     /// One refresh or login at a time.
     busy: tokio::sync::Mutex<()>,
+    /// Headless logins since the server last accepted a request: at most `MAX_TRIES - 1` (the
+    /// first login is `mws login`'s), so a server that never is satisfied is not asked forever.
+    logins: std::sync::atomic::AtomicU32,
 }
 
 /// What to do after an answer.
@@ -48,6 +51,7 @@ impl Auth {
             url: url.to_string(),
             oauth: oauth.unwrap_or_default(),
             busy: tokio::sync::Mutex::new(()),
+            logins: std::sync::atomic::AtomicU32::new(0),
         }
     }
 
@@ -100,6 +104,9 @@ impl Auth {
             .unwrap_or_default();
         let step_up = status == 403 && challenge.error.as_deref() == Some("insufficient_scope");
         if status != 401 && !step_up {
+            if (200..300).contains(&status) {
+                self.logins.store(0, std::sync::atomic::Ordering::Relaxed);
+            }
             return Ok(After::Keep);
         }
         let _one = self.busy.lock().await;
@@ -132,6 +139,14 @@ impl Auth {
         };
         if !auth::headless() {
             return Err(WireError::NeedsLogin(why));
+        }
+        if self
+            .logins
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1
+            >= MAX_TRIES
+        {
+            return Err(gave_up());
         }
         let login = flow::Login {
             url: &self.url,
