@@ -57,6 +57,9 @@ pub async fn request(
             let pair = format!("{}:{}", form(&client.client_id), form(secret));
             let b64 = base64::engine::general_purpose::STANDARD.encode(pair);
             req = req.header("Authorization", format!("Basic {b64}"));
+            // Not required with basic (RFC 6749 §3.2.1), but some servers (the Python SDK's) look
+            // the client up by it.
+            params.push(("client_id", client.client_id.clone()));
         }
         "client_secret_post" => {
             params.push(("client_id", client.client_id.clone()));
