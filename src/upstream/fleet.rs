@@ -121,7 +121,7 @@ impl Fleet {
             let (up, start_error, target) = match servers::expand(s, &env) {
                 Ok(upstream) => {
                     let sub = server_config(config, &s.name, upstream);
-                    (Remote::connect(&sub), None, super::target(&sub))
+                    (Remote::connect(&sub, &s.name), None, super::target(&sub))
                 }
                 Err(e) => {
                     tracing::warn!("{e}; its stored catalog is served and its calls fail");

@@ -71,8 +71,10 @@ impl HttpWire {
     }
 
     /// Sends the token stored in `dir` (`auth::store`) and handles 401/403 (`http_auth.rs`).
-    pub fn with_tokens(mut self, dir: std::path::PathBuf) -> HttpWire {
-        self.auth = Some(auth::Auth::new(dir, &self.cfg.url, self.cfg.oauth.clone()));
+    /// `login` names the server in "run `mws login <login>`".
+    pub fn with_tokens(mut self, dir: std::path::PathBuf, login: &str) -> HttpWire {
+        let oauth = self.cfg.oauth.clone();
+        self.auth = Some(auth::Auth::new(dir, &self.cfg.url, oauth, login));
         self
     }
 
@@ -240,7 +242,7 @@ impl Wire for HttpWire {
             tries += 1;
             match a.after(status, resp.headers(), sent.as_deref()).await? {
                 auth::After::Retry if tries < auth::MAX_TRIES => continue,
-                auth::After::Retry => return Err(auth::gave_up()),
+                auth::After::Retry => return Err(a.gave_up()),
                 auth::After::Keep => break resp,
             }
         };

@@ -21,6 +21,8 @@ const HEADLESS_WAIT_SECS: u64 = 20;
 pub(super) struct Auth {
     dir: PathBuf,
     url: String,
+    /// The server's name for `mws login`.
+    login: String,
     oauth: auth::OAuthConfig,
     /// One refresh or login at a time.
     busy: tokio::sync::Mutex<()>,
@@ -37,22 +39,28 @@ pub(super) enum After {
     Keep,
 }
 
-/// The error once `MAX_TRIES` authorizations did not satisfy the server.
-pub(super) fn gave_up() -> WireError {
-    WireError::NeedsLogin(format!(
-        "it still refused the request after {MAX_TRIES} authorizations"
-    ))
-}
-
 impl Auth {
-    pub fn new(dir: PathBuf, url: &str, oauth: Option<auth::OAuthConfig>) -> Auth {
+    pub fn new(dir: PathBuf, url: &str, oauth: Option<auth::OAuthConfig>, login: &str) -> Auth {
         Auth {
             dir,
+            login: login.to_string(),
             url: url.to_string(),
             oauth: oauth.unwrap_or_default(),
             busy: tokio::sync::Mutex::new(()),
             logins: std::sync::atomic::AtomicU32::new(0),
         }
+    }
+
+    /// "run `mws login <name>` (why)".
+    fn needs(&self, why: &str) -> WireError {
+        WireError::NeedsLogin(format!("run `mws login {}` ({why})", self.login))
+    }
+
+    /// The error once `MAX_TRIES` authorizations did not satisfy the server.
+    pub fn gave_up(&self) -> WireError {
+        self.needs(&format!(
+            "it still refused the request after {MAX_TRIES} authorizations"
+        ))
     }
 
     fn stored(&self) -> Option<store::Tokens> {
@@ -138,7 +146,7 @@ impl Auth {
             "it answered 401 and mws holds no token for it".to_string()
         };
         if !auth::headless() {
-            return Err(WireError::NeedsLogin(why));
+            return Err(self.needs(&why));
         }
         if self
             .logins
@@ -146,7 +154,7 @@ impl Auth {
             + 1
             >= MAX_TRIES
         {
-            return Err(gave_up());
+            return Err(self.gave_up());
         }
         let login = flow::Login {
             url: &self.url,
@@ -159,9 +167,7 @@ impl Auth {
         };
         match flow::login(login, &|_| {}).await {
             Ok(_) => Ok(After::Retry),
-            Err(e) => Err(WireError::NeedsLogin(format!(
-                "{why}; the login failed: {e}"
-            ))),
+            Err(e) => Err(self.needs(&format!("{why}; the login failed: {e}"))),
         }
     }
 

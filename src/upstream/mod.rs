@@ -125,7 +125,7 @@ pub enum UpstreamError {
     #[error("upstream unavailable: {0}")]
     Unavailable(String),
     /// The server needs an OAuth login (`mws login`); `server` names the server of several.
-    #[error("{} needs a login: run `mws login {}` ({why})", server.as_deref().map_or("the upstream".into(), |s| format!("server \"{s}\"")), server.as_deref().unwrap_or(LOGIN_NAME))]
+    #[error("{} needs a login: {why}", server.as_deref().map_or("the upstream".into(), |s| format!("server \"{s}\"")))]
     NeedsLogin { server: Option<String>, why: String },
     /// A call landed on an expired legacy session; it is not retried (calls may have side effects).
     #[error("upstream session expired; the call was not retried")]
@@ -201,7 +201,7 @@ pub trait Upstream: Send + Sync + 'static {
 /// the first list happen in the background, and `catalog()` serves `catalog.json` meanwhile.
 pub fn connect(config: &Config) -> Arc<dyn Upstream> {
     if config.servers.is_empty() {
-        Remote::connect(config)
+        Remote::connect(config, LOGIN_NAME)
     } else {
         fleet::Fleet::connect(config)
     }
@@ -264,7 +264,8 @@ struct Inner {
 }
 
 impl Remote {
-    fn connect(config: &Config) -> Arc<dyn Upstream> {
+    /// `login` is the name `mws login` knows this server by (for the message when it needs one).
+    fn connect(config: &Config, login: &str) -> Arc<dyn Upstream> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
         let notes = tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0;
         let relay = notes.clone();
@@ -280,7 +281,8 @@ impl Remote {
         });
         let wire: Arc<dyn wire::Wire> = match &config.upstream {
             crate::config::Upstream::Http(h) => Arc::new(
-                http::HttpWire::new(h.clone(), on_note).with_tokens(config.state_dir.clone()),
+                http::HttpWire::new(h.clone(), on_note)
+                    .with_tokens(config.state_dir.clone(), login),
             ),
             crate::config::Upstream::Stdio(s) => {
                 Arc::new(stdio::StdioWire::new(s.clone(), on_note))

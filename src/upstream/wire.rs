@@ -39,6 +39,7 @@ pub enum WireError {
     #[error("{0}")]
     Config(String),
     /// The server wants an OAuth login (or more scope) that only the user can give.
+    /// The text says what to run and why.
     #[error("needs a login: {0}")]
     NeedsLogin(String),
 }

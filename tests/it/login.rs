@@ -133,6 +133,14 @@ async fn login_serve_refresh_and_revoke() {
         said.contains("server \"prot\" needs a login: run `mws login prot`"),
         "{said}"
     );
+    let discover = post_modern(&served.url, 5, "server/discover", json!({})).await;
+    let instructions = discover["result"]["instructions"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        instructions.contains("prot (it needs a login: ask the user to run `mws login prot`)"),
+        "{discover}"
+    );
     let time = call(
         &served.url,
         4,
