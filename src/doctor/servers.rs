@@ -60,6 +60,22 @@ fn with_login(mut c: Check, config: &Config, s: &ServerState) -> Check {
     c
 }
 
+/// The single upstream's check with its login state (`mws login upstream`).
+pub fn with_upstream_login(mut c: Check, config: &Config) -> Check {
+    let crate::config::Upstream::Http(h) = &config.upstream else {
+        return c;
+    };
+    let tokens = crate::auth::store::load(&config.state_dir, &h.url);
+    let now = crate::clock::now().unix_timestamp();
+    if let Some(line) = login_state(tokens.as_ref(), h.oauth.is_some(), now) {
+        c = c.detail(line);
+    }
+    if c.details.iter().any(|d| d.contains("needs a login")) {
+        c.fix = Some(format!("run `mws login {}`", crate::upstream::LOGIN_NAME));
+    }
+    c
+}
+
 /// A line on a server's login: logged in (and until when), or not.
 pub fn login_state(
     t: Option<&crate::auth::store::Tokens>,
