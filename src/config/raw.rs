@@ -60,6 +60,7 @@ impl TryFrom<RawUpstream> for Upstream {
                 for (f, set) in [
                     ("headers", r.headers.is_some()),
                     ("allowInsecureHttp", r.allow_insecure_http.is_some()),
+                    ("oauth", r.oauth.is_some()),
                 ] {
                     if set {
                         return Err(format!(
