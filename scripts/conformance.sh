@@ -88,8 +88,10 @@ for n, line in enumerate(baseline.read_text().splitlines() if baseline.exists() 
 failed, counts = set(), {}
 for s in suites:
     ok = bad = 0
-    for checks in sorted((results / s).glob("*/checks.json")):
-        scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT[\d-]+Z$", "", checks.parent.name)
+    # An auth/* scenario's results are one directory deeper (auth/<name>-<time>/).
+    for checks in sorted((results / s).glob("**/checks.json")):
+        rel = checks.parent.relative_to(results / s).as_posix()
+        scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT[\d-]+Z$", "", rel)
         for c in json.loads(checks.read_text()):
             if c.get("status") == "FAILURE":
                 bad += 1
@@ -184,11 +186,12 @@ if [ "$mode" = client ]; then
     s=client-$spec
     [[ " ${suites[*]} " == *" $s "* ]] || suites+=("$s")
     echo "== client scenario $scenario at $spec"
+    log="$results/$s-${scenario//\//-}.log"
     timeout "$SUITE_TIMEOUT" "$NODE" "$SUITE_ALPHA" client --command "$ROOT/scripts/conformance-client.sh" \
-      --scenario "$scenario" --spec-version "$spec" -o "$results/$s" >"$results/$s-$scenario.log" 2>&1 || true
-    if ! grep -E '^Passed: [0-9]+/[1-9]' "$results/$s-$scenario.log" | sed "s/^Passed:/scenario $scenario passed/"; then
-      echo "conformance.sh: scenario $scenario at $spec ran no checks; see $results/$s-$scenario.log" >&2
-      tail -5 "$results/$s-$scenario.log" >&2
+      --scenario "$scenario" --spec-version "$spec" -o "$results/$s" >"$log" 2>&1 || true
+    if ! grep -E '^Passed: [0-9]+/[1-9]' "$log" | sed "s|^Passed:|scenario $scenario passed|"; then
+      echo "conformance.sh: scenario $scenario at $spec ran no checks; see $log" >&2
+      tail -5 "$log" >&2
       abnormal=1
     fi
   done
