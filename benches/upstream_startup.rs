@@ -50,6 +50,7 @@ fn bench(c: &mut Criterion) {
         upstream: Upstream::Http(HttpUpstream {
             url,
             headers: Default::default(),
+            oauth: None,
         }),
         state_dir: dir.path().to_path_buf(),
         ..Config::default()

@@ -19,10 +19,28 @@ cleanup() {
 }
 trap cleanup EXIT
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$tmp/config.json" <<JSON
-{ "upstream": { "url": "$upstream" }, "listen": { "host": "127.0.0.1", "port": $port },
-  "stateDir": "$tmp/state" }
-JSON
+# An auth/* scenario's pre-registered client (client_id, client_secret in the context) goes into
+# the upstream's `oauth`.
+python3 - "$upstream" "$port" "$tmp" >"$tmp/config.json" <<'PY'
+import json, os, sys
+url, port, tmp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ctx = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+upstream = {"url": url}
+if ctx.get("client_id"):
+    upstream["oauth"] = {"clientId": ctx["client_id"],
+                         **({"clientSecret": ctx["client_secret"]} if ctx.get("client_secret") else {})}
+print(json.dumps({"upstream": upstream, "listen": {"host": "127.0.0.1", "port": port},
+                  "stateDir": tmp + "/state"}))
+PY
+if [[ ${MCP_CONFORMANCE_SCENARIO:-} == auth/* ]]; then
+  # The scenario's authorization endpoint approves at once: the login follows its redirect
+  # itself (MWS_OAUTH_HEADLESS) instead of opening a browser, here and for a step-up in serve.
+  export MWS_OAUTH_HEADLESS=1
+  if ! timeout 25 target/debug/mws login upstream --config "$tmp/config.json" --timeout 10; then
+    echo "mws login failed" >&2
+    exit 1
+  fi
+fi
 timeout "$LIFETIME" target/debug/mws serve --config "$tmp/config.json" --port "$port" \
   >"$tmp/mws.out" 2>"$tmp/mws.err" &
 pid=$!
@@ -69,6 +87,10 @@ async def main(url):
                 name, args = t["name"], t.get("call_tool", {}).get("arguments", {})
                 r = await c.call_tool("call_tool", {"name": name, "arguments": args})
                 print(name, "through mws:", r.model_dump(by_alias=True, exclude_none=True))
+        elif SCENARIO.startswith("auth/"):
+            # The auth scenario servers offer one tool; calling it may ask for more scope.
+            r = await c.call_tool("call_tool", {"name": "test-tool", "arguments": {}})
+            print("test-tool through mws:", r.model_dump(by_alias=True, exclude_none=True))
         elif SCENARIO in SCENARIO_TOOL:
             name = SCENARIO_TOOL[SCENARIO]
             r = await c.call_tool("call_tool", {"name": name, "arguments": {}})

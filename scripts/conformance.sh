@@ -88,8 +88,10 @@ for n, line in enumerate(baseline.read_text().splitlines() if baseline.exists() 
 failed, counts = set(), {}
 for s in suites:
     ok = bad = 0
-    for checks in sorted((results / s).glob("*/checks.json")):
-        scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT[\d-]+Z$", "", checks.parent.name)
+    # An auth/* scenario's results are one directory deeper (auth/<name>-<time>/).
+    for checks in sorted((results / s).glob("**/checks.json")):
+        rel = checks.parent.relative_to(results / s).as_posix()
+        scenario = re.sub(r"^server-|-\d{4}-\d\d-\d\dT[\d-]+Z$", "", rel)
         for c in json.loads(checks.read_text()):
             if c.get("status") == "FAILURE":
                 bad += 1
@@ -131,8 +133,9 @@ wait_port() {
 }
 
 # Client scenarios run one at a time (a parallel `--suite all` starts one mws per scenario at once,
-# too many for a small machine): (spec version, scenario). The auth scenarios are not run: mws
-# reaches its upstream with configured headers and does no OAuth of its own.
+# too many for a small machine): (spec version, scenario). The auth/* scenarios run with a headless
+# `mws login` first (scripts/conformance-client.sh); the extension ones (client credentials,
+# enterprise-managed, DPoP, workload identity) are not run: mws offers no such grants.
 CLIENT_SCENARIOS=(
   "2025-11-25 tools_call"
   "2025-11-25 elicitation-sep1034-client-defaults"
@@ -143,6 +146,35 @@ CLIENT_SCENARIOS=(
   "2026-07-28 http-custom-headers"
   "2026-07-28 http-invalid-tool-headers"
   "2026-07-28 json-schema-ref-no-deref"
+  "2026-07-28 auth/metadata-default"
+  "2026-07-28 auth/metadata-var1"
+  "2026-07-28 auth/metadata-var2"
+  "2026-07-28 auth/metadata-var3"
+  "2026-07-28 auth/basic-cimd"
+  "2026-07-28 auth/scope-from-www-authenticate"
+  "2026-07-28 auth/scope-from-scopes-supported"
+  "2026-07-28 auth/scope-omitted-when-undefined"
+  "2026-07-28 auth/scope-step-up"
+  "2026-07-28 auth/scope-retry-limit"
+  "2026-07-28 auth/token-endpoint-auth-basic"
+  "2026-07-28 auth/token-endpoint-auth-post"
+  "2026-07-28 auth/token-endpoint-auth-none"
+  "2026-07-28 auth/pre-registration"
+  "2026-07-28 auth/resource-mismatch"
+  "2026-07-28 auth/offline-access-scope"
+  "2026-07-28 auth/offline-access-not-supported"
+  "2026-07-28 auth/authorization-server-migration"
+  "2026-07-28 auth/iss-supported"
+  "2026-07-28 auth/iss-not-advertised"
+  "2026-07-28 auth/iss-supported-missing"
+  "2026-07-28 auth/iss-wrong-issuer"
+  "2026-07-28 auth/iss-unexpected"
+  "2026-07-28 auth/iss-normalized"
+  "2026-07-28 auth/metadata-issuer-mismatch"
+  "2025-11-25 auth/metadata-default"
+  "2025-11-25 auth/scope-step-up"
+  "2025-03-26 auth/2025-03-26-oauth-metadata-backcompat"
+  "2025-03-26 auth/2025-03-26-oauth-endpoint-fallback"
 )
 if [ "$mode" = client ]; then
   rm -rf "$results"
@@ -154,11 +186,12 @@ if [ "$mode" = client ]; then
     s=client-$spec
     [[ " ${suites[*]} " == *" $s "* ]] || suites+=("$s")
     echo "== client scenario $scenario at $spec"
+    log="$results/$s-${scenario//\//-}.log"
     timeout "$SUITE_TIMEOUT" "$NODE" "$SUITE_ALPHA" client --command "$ROOT/scripts/conformance-client.sh" \
-      --scenario "$scenario" --spec-version "$spec" -o "$results/$s" >"$results/$s-$scenario.log" 2>&1 || true
-    if ! grep -E '^Passed: [0-9]+/[1-9]' "$results/$s-$scenario.log" | sed "s/^Passed:/scenario $scenario passed/"; then
-      echo "conformance.sh: scenario $scenario at $spec ran no checks; see $results/$s-$scenario.log" >&2
-      tail -5 "$results/$s-$scenario.log" >&2
+      --scenario "$scenario" --spec-version "$spec" -o "$results/$s" >"$log" 2>&1 || true
+    if ! grep -E '^Passed: [0-9]+/[1-9]' "$log" | sed "s|^Passed:|scenario $scenario passed|"; then
+      echo "conformance.sh: scenario $scenario at $spec ran no checks; see $log" >&2
+      tail -5 "$log" >&2
       abnormal=1
     fi
   done

@@ -51,6 +51,12 @@ pub enum Command {
     /// Check config, database, upstream, transcript roots and port; say how to fix each problem.
     #[command(after_help = "Examples:\n  mws doctor\n  mws doctor --json")]
     Doctor(DoctorArgs),
+    /// Log in to a server that needs OAuth: opens the browser, waits for the redirect, keeps the tokens.
+    #[command(after_help = "Examples:\n  mws login github\n  mws login upstream --no-browser")]
+    Login(LoginArgs),
+    /// Delete the tokens `mws login` keeps for a server.
+    #[command(after_help = "Examples:\n  mws logout github")]
+    Logout(LogoutArgs),
     /// Find the MCP servers other clients have registered and plan putting them behind mws.
     #[command(
         subcommand,
@@ -71,6 +77,24 @@ pub enum Command {
     /// The built-in demo upstream, speaking MCP over stdio (used by `serve --demo`).
     #[command(hide = true)]
     DemoUpstream,
+}
+
+#[derive(Debug, Args)]
+pub struct LoginArgs {
+    /// The server's name in `servers` (`upstream` for the single upstream).
+    pub server: String,
+    /// Print the URL to open instead of opening a browser.
+    #[arg(long)]
+    pub no_browser: bool,
+    /// Seconds to wait for the login to complete in the browser.
+    #[arg(long, default_value_t = 300, value_name = "SECS")]
+    pub timeout: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct LogoutArgs {
+    /// The server's name in `servers` (`upstream` for the single upstream).
+    pub server: String,
 }
 
 #[derive(Debug, Args)]

@@ -91,6 +91,9 @@ pub struct HttpUpstream {
     /// Header values may hold `${VAR}`, expanded from the environment when the request is made.
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
+    /// An OAuth login's settings (`mws login`); tokens are sent whether or not this is set.
+    #[serde(default)]
+    pub oauth: Option<crate::auth::OAuthConfig>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -170,6 +173,7 @@ impl Default for Upstream {
         Upstream::Http(HttpUpstream {
             url: "http://127.0.0.1:4483/mcp".into(),
             headers: BTreeMap::new(),
+            oauth: None,
         })
     }
 }

@@ -121,7 +121,8 @@ pub fn diagnose(flag: Option<&Path>, now: OffsetDateTime) -> Diagnosis {
         list.push(checks::database(&config));
         list.extend(checks::permissions(&config));
         if config.servers.is_empty() {
-            list.push(upstream::check(&config, &config_path));
+            let c = upstream::check(&config, &config_path);
+            list.push(servers::with_upstream_login(c, &config));
         } else {
             list.extend(servers::checks(&config, &config_path));
         }

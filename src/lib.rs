@@ -2,6 +2,7 @@
 //!
 //! The code map and the invariants are in ARCHITECTURE.md.
 
+pub mod auth;
 pub mod call;
 pub mod catalog;
 pub mod cli;

@@ -259,6 +259,7 @@ mod tests {
             upstream: crate::config::Upstream::Http(crate::config::HttpUpstream {
                 url: "http://127.0.0.1:9/mcp".into(),
                 headers: Default::default(),
+                oauth: None,
             }),
             ..Config::default()
         };

@@ -7,6 +7,7 @@ pub mod demo_upstream;
 pub mod doctor;
 pub mod ingest;
 pub mod init;
+pub mod login;
 pub mod promote;
 pub mod report;
 pub mod search;
@@ -33,6 +34,8 @@ pub fn main() -> i32 {
         Command::Report(a) => report::run(cli.config.as_deref(), a),
         Command::Search(a) => search::run(cli.config.as_deref(), a),
         Command::Doctor(a) => doctor::run(cli.config.as_deref(), a),
+        Command::Login(a) => login::login(cli.config.as_deref(), a),
+        Command::Logout(a) => login::logout(cli.config.as_deref(), a),
         Command::Setup(SetupCommand::Import(a)) => setup::import(cli.config.as_deref(), a),
         Command::Setup(SetupCommand::Undo(a)) => setup::undo(cli.config.as_deref(), a),
         Command::WhatIf(a) => whatif::run(cli.config.as_deref(), a),

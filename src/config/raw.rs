@@ -21,6 +21,7 @@ pub(super) struct RawUpstream {
     env: Option<BTreeMap<String, String>>,
     cwd: Option<PathBuf>,
     allow_insecure_http: Option<bool>,
+    oauth: Option<crate::auth::OAuthConfig>,
 }
 
 impl TryFrom<RawUpstream> for Upstream {
@@ -49,12 +50,17 @@ impl TryFrom<RawUpstream> for Upstream {
                     let parsed = super::servers::check_url(&url)?;
                     super::servers::insecure_headers(&parsed, Some("`upstream`"))?;
                 }
-                Ok(Upstream::Http(HttpUpstream { url, headers }))
+                Ok(Upstream::Http(HttpUpstream {
+                    url,
+                    headers,
+                    oauth: r.oauth,
+                }))
             }
             (None, Some(command)) => {
                 for (f, set) in [
                     ("headers", r.headers.is_some()),
                     ("allowInsecureHttp", r.allow_insecure_http.is_some()),
+                    ("oauth", r.oauth.is_some()),
                 ] {
                     if set {
                         return Err(format!(

@@ -51,6 +51,7 @@ struct RawServer {
     args: Option<Vec<String>>,
     env: Option<BTreeMap<String, String>>,
     cwd: Option<PathBuf>,
+    oauth: Option<crate::auth::OAuthConfig>,
     /// Written by some clients' configs (`"type": "stdio"`/`"http"`); checked against the shape.
     #[serde(rename = "type")]
     kind: Option<String>,
@@ -200,12 +201,15 @@ fn shape(name: &str, r: RawServer) -> Result<Server, String> {
             Upstream::Http(HttpUpstream {
                 url,
                 headers: r.headers.unwrap_or_default(),
+                oauth: r.oauth,
             })
         }
         (None, Some(command)) => {
-            if r.headers.is_some() || r.allow_insecure_http.is_some() {
+            if r.headers.is_some() || r.allow_insecure_http.is_some() || r.oauth.is_some() {
                 let f = if r.headers.is_some() {
                     "headers"
+                } else if r.oauth.is_some() {
+                    "oauth"
                 } else {
                     "allowInsecureHttp"
                 };
@@ -295,7 +299,17 @@ pub fn expand(
             if !headers.is_empty() && !server.allow_insecure_http {
                 insecure_headers(&parsed, Some("this server")).map_err(fail)?;
             }
-            Ok(Upstream::Http(HttpUpstream { url, headers }))
+            let mut oauth = h.oauth.clone();
+            if let Some(o) = oauth.as_mut()
+                && let Some(secret) = &o.client_secret
+            {
+                o.client_secret = Some(sub("oauth.clientSecret", secret)?);
+            }
+            Ok(Upstream::Http(HttpUpstream {
+                url,
+                headers,
+                oauth,
+            }))
         }
         Upstream::Stdio(s) => {
             let mut args = Vec::with_capacity(s.args.len());

@@ -55,6 +55,19 @@ fn bad_servers_messages() {
              `command`",
         ),
         (
+            r#"{"servers": {"gh": {"url": "https://x.example/mcp", "oauth": {"clientId": "c", "clientSecret": "${S}", "scopes": ["repo"]}}}}"#,
+            "ok 1",
+        ),
+        (
+            r#"{"servers": {"a": {"command": "x", "oauth": {}}}}"#,
+            "1:48: `servers`: server \"a\": `oauth` belongs to an HTTP server (`url`), not to \
+             `command`",
+        ),
+        (
+            r#"{"servers": {"a": {"url": "https://h/mcp", "oauth": {"clientID": "c"}}}}"#,
+            "1:63: `servers.a.oauth.clientID`: unknown field, did you mean `clientId`?",
+        ),
+        (
             r#"{"servers": {"a": {"url": "ftp://h/x"}}}"#,
             "1:39: `servers`: server \"a\": `url`: a URL with scheme \"ftp\" is not supported: \
              expected http:// or https:// and a host",

@@ -13,13 +13,102 @@ use crate::upstream::ServerState;
 pub fn checks(config: &Config, config_path: &Path) -> Vec<Check> {
     let cfg = config_path.display().to_string();
     match probe::for_command(config) {
-        Ok(p) => p.status.servers.iter().map(|s| check(s, &cfg)).collect(),
+        Ok(p) => p
+            .status
+            .servers
+            .iter()
+            .map(|s| with_login(check(s, &cfg), config, s))
+            .collect(),
         Err(e) => vec![Check::fail(
             "server",
             format!("the servers could not be asked: {e}"),
             "run `MWS_LOG=debug mws doctor` to see why",
         )],
     }
+}
+
+/// The check with the server's login state (HTTP servers with tokens or an `oauth` entry), and
+/// `mws login` as the fix when it needs one.
+fn with_login(mut c: Check, config: &Config, s: &ServerState) -> Check {
+    let Some(server) = config.servers.iter().find(|x| x.name == s.name) else {
+        return c;
+    };
+    let crate::config::Upstream::Http(h) = &server.upstream else {
+        return c;
+    };
+    let dir = crate::upstream::fleet::server_dir(config, &s.name);
+    let url = crate::config::servers::expand(server, &|v| std::env::var(v).ok())
+        .ok()
+        .and_then(|u| match u {
+            crate::config::Upstream::Http(h) => Some(h.url),
+            crate::config::Upstream::Stdio(_) => None,
+        })
+        .unwrap_or_else(|| h.url.clone());
+    let tokens = crate::auth::store::load(&dir, &url);
+    let now = crate::clock::now().unix_timestamp();
+    if let Some(line) = login_state(tokens.as_ref(), h.oauth.is_some(), now) {
+        c = c.detail(line);
+    }
+    let needs = s
+        .status
+        .last_error
+        .as_deref()
+        .is_some_and(|e| e.contains("needs a login"));
+    if needs {
+        c.fix = Some(format!("run `mws login {}`", s.name));
+    }
+    c
+}
+
+/// The single upstream's check with its login state (`mws login upstream`).
+pub fn with_upstream_login(mut c: Check, config: &Config) -> Check {
+    let crate::config::Upstream::Http(h) = &config.upstream else {
+        return c;
+    };
+    let tokens = crate::auth::store::load(&config.state_dir, &h.url);
+    let now = crate::clock::now().unix_timestamp();
+    if let Some(line) = login_state(tokens.as_ref(), h.oauth.is_some(), now) {
+        c = c.detail(line);
+    }
+    if c.details.iter().any(|d| d.contains("needs a login")) {
+        c.fix = Some(format!("run `mws login {}`", crate::upstream::LOGIN_NAME));
+    }
+    c
+}
+
+/// A line on a server's login: logged in (and until when), or not.
+pub fn login_state(
+    t: Option<&crate::auth::store::Tokens>,
+    oauth: bool,
+    now: i64,
+) -> Option<String> {
+    let Some(t) = t else {
+        return oauth.then(|| "not logged in (run `mws login` with its name)".to_string());
+    };
+    let scope = t
+        .scope
+        .as_deref()
+        .map(|s| format!(", scopes {s}"))
+        .unwrap_or_default();
+    let until = match t.expires_at {
+        None => "its token does not say when it expires".to_string(),
+        Some(at) if at <= now && t.refresh_token.is_none() => {
+            "its token has expired and cannot be refreshed: log in again".to_string()
+        }
+        Some(at) => {
+            let when = time::OffsetDateTime::from_unix_timestamp(at)
+                .map(crate::clock::fmt)
+                .unwrap_or_default();
+            let past = if at <= now { "expired" } else { "expires" };
+            let refresh = if t.refresh_token.is_some() {
+                " (refreshed as needed)"
+            } else {
+                ""
+            };
+            format!("its token {past} {when}{refresh}")
+        }
+    };
+    Some(format!("logged in with OAuth{scope}; {until}"))
 }
 
 /// One server's check.
@@ -115,5 +204,39 @@ mod tests {
             ]
         );
         assert_eq!(c.fix.as_deref(), Some("fix \"servers\".\"db\" in c.json"));
+    }
+
+    #[test]
+    fn login_states() {
+        let t = crate::auth::store::Tokens {
+            resource: "https://h/mcp".into(),
+            issuer: "https://as".into(),
+            token_endpoint: "https://as/token".into(),
+            client: crate::auth::register::Client {
+                client_id: "c".into(),
+                client_secret: None,
+                auth_method: "none".into(),
+            },
+            access_token: "a".into(),
+            refresh_token: None,
+            expires_at: Some(100),
+            scope: Some("read".into()),
+        };
+        assert_eq!(login_state(None, false, 0), None);
+        assert_eq!(
+            login_state(None, true, 0).as_deref(),
+            Some("not logged in (run `mws login` with its name)")
+        );
+        let line = login_state(Some(&t), true, 0).unwrap();
+        assert!(
+            line.starts_with("logged in with OAuth, scopes read; its token expires 1970-01-01"),
+            "{line}"
+        );
+        assert_eq!(
+            login_state(Some(&t), true, 200).as_deref(),
+            Some(
+                "logged in with OAuth, scopes read; its token has expired and cannot be refreshed: log in again"
+            )
+        );
     }
 }

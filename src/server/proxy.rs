@@ -191,7 +191,13 @@ impl Proxy {
             .servers
             .iter()
             .filter(|s| s.down())
-            .map(|s| s.name.clone())
+            .map(|s| match &s.status.last_error {
+                Some(e) if e.contains("needs a login") => format!(
+                    "{} (it needs a login: ask the user to run `mws login {}`)",
+                    s.name, s.name
+                ),
+                _ => s.name.clone(),
+            })
             .collect();
         let chosen = crate::server::listing::choose(&snap.catalog, &ws, &self.config);
         instructions::instructions(&Facts {

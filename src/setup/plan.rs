@@ -48,6 +48,10 @@ pub struct Imported {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub renamed: Option<String>,
     pub sources: Vec<Source>,
+    /// It signs in with OAuth (the client's entry says so, or its host is one of `OAUTH_HOSTS`):
+    /// the user runs `mws login <name>`; the client's tokens are not copied.
+    #[serde(rename = "needsLogin", skip_serializing_if = "std::ops::Not::not")]
+    pub needs_login: bool,
 }
 
 /// A server left with its client.
@@ -71,9 +75,9 @@ pub struct Plan {
     pub files: Vec<FileStatus>,
 }
 
-/// Hosted servers that sign users in with OAuth through the client: an entry for one of them with
-/// no headers relies on a login the client holds, which mws cannot reuse. Adding a host keeps its
-/// header-less entries with their client.
+/// Hosted servers that sign users in with OAuth: an entry for one of them with no headers relies
+/// on a login, which mws makes itself (`mws login`; the client's tokens are not copied). Adding a
+/// host marks its header-less entries as needing that login.
 pub const OAUTH_HOSTS: &[&str] = &[
     "api.githubcopilot.com",
     "mcp.notion.com",
@@ -122,6 +126,7 @@ pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
             }
             (None, Ok(config)) => config,
         };
+        let login = needs_login(&f);
         let source = Source {
             origin: f.origin.clone(),
             name: f.name.clone(),
@@ -134,6 +139,7 @@ pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
             .position(|i| p.servers.get(&i.name) == Some(&config))
         {
             p.imported[i].sources.push(source);
+            p.imported[i].needs_login |= login;
             continue;
         }
         let clean = clean_name(&f.name);
@@ -156,6 +162,7 @@ pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
         }
         if let Some(i) = p.imported.iter().position(|i| i.name == name) {
             p.imported[i].sources.push(source);
+            p.imported[i].needs_login |= login;
             continue;
         }
         p.servers.insert(name.clone(), config);
@@ -163,6 +170,7 @@ pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
             name,
             renamed,
             sources: vec![source],
+            needs_login: login,
         });
     }
     p
@@ -185,9 +193,9 @@ fn stays_reason(f: &Found, own_url: Option<&str>) -> Option<String> {
                     "its headers come from a command {client} runs at connect time"
                 ));
             }
-            Flag::Oauth => {
+            Flag::Oauth if !matches!(f.transport, Transport::Http { .. }) => {
                 return Some(format!(
-                    "signs in with OAuth through {client}; mws cannot reuse that login"
+                    "signs in with OAuth through {client} over a transport mws cannot log in on"
                 ));
             }
             _ => {}
@@ -204,11 +212,14 @@ fn stays_reason(f: &Found, own_url: Option<&str>) -> Option<String> {
         Transport::Http { url, .. } if own_url.is_some_and(|own| same_endpoint(url, own)) => {
             Some("this is mws itself".into())
         }
-        Transport::Http { url, headers } if headers.is_empty() => oauth_host(url).map(|host| {
-            format!("{host} signs in with OAuth through {client} (no headers to carry over)")
-        }),
         _ => None,
     }
+}
+
+/// Whether the registration signs in with OAuth (mws then needs `mws login`).
+fn needs_login(f: &Found) -> bool {
+    f.flags.contains(&Flag::Oauth)
+        || matches!(&f.transport, Transport::Http { url, headers } if headers.is_empty() && oauth_host(url).is_some())
 }
 
 /// The same loopback endpoint, `localhost` or `127.0.0.1`, with or without a trailing `/`.

@@ -130,24 +130,6 @@ fn what_stays_with_the_client() {
         ),
         (
             found(
-                Client::Cursor,
-                "o",
-                http("https://x/mcp", &[]),
-                vec![Flag::Oauth],
-            ),
-            "OAuth",
-        ),
-        (
-            found(
-                Client::VsCode,
-                "gh",
-                http("https://api.githubcopilot.com/mcp/", &[]),
-                vec![],
-            ),
-            "api.githubcopilot.com signs in",
-        ),
-        (
-            found(
                 Client::VsCode,
                 "i",
                 stdio("x"),
@@ -183,6 +165,45 @@ fn what_stays_with_the_client() {
             p.stays[0].reason
         );
     }
+}
+
+#[test]
+fn oauth_servers_go_behind_mws_needing_a_login() {
+    let p = run(vec![
+        found(
+            Client::Cursor,
+            "o",
+            http("https://x/mcp", &[]),
+            vec![Flag::Oauth],
+        ),
+        found(
+            Client::VsCode,
+            "gh",
+            http("https://api.githubcopilot.com/mcp/", &[]),
+            vec![],
+        ),
+        found(
+            Client::ClaudeCode,
+            "plain",
+            http("https://y/mcp", &[]),
+            vec![],
+        ),
+    ]);
+    assert!(p.stays.is_empty(), "{:?}", p.stays);
+    let login: Vec<(&str, bool)> = p
+        .imported
+        .iter()
+        .map(|i| (i.name.as_str(), i.needs_login))
+        .collect();
+    assert_eq!(login, [("o", true), ("gh", true), ("plain", false)]);
+    // Only the URL is carried over: no client token.
+    assert_eq!(
+        p.servers["gh"],
+        ServerConfig::Http {
+            url: "https://api.githubcopilot.com/mcp/".into(),
+            headers: BTreeMap::new()
+        }
+    );
 }
 
 #[test]

@@ -97,9 +97,25 @@ pub fn text(plan: &Plan, home: &Path) -> String {
             if let Some(why) = &i.renamed {
                 from.push(format!("renamed: {why}"));
             }
+            if i.needs_login {
+                from.push(format!("signs in with OAuth: run `mws login {}`", i.name));
+            }
             t.add_row(vec![i.name.clone(), kind.into(), target, from.join("\n")]);
         }
         out += &format!("{t}\n");
+        let login: Vec<&str> = plan
+            .imported
+            .iter()
+            .filter(|i| i.needs_login)
+            .map(|i| i.name.as_str())
+            .collect();
+        if !login.is_empty() {
+            out += &format!(
+                "These sign in with OAuth; the clients' logins are not copied: after --apply, run \
+                 `mws login <name>` for each of {}.\n",
+                login.join(", ")
+            );
+        }
     }
     if !plan.stays.is_empty() {
         out += "\nStays with its client:\n";

@@ -305,6 +305,7 @@ pub(super) fn down(e: WireError) -> UpstreamError {
     match e {
         WireError::SessionExpired => UpstreamError::SessionExpired,
         WireError::Protocol(m) => UpstreamError::Protocol(m),
+        WireError::NeedsLogin(why) => UpstreamError::NeedsLogin { server: None, why },
         other => UpstreamError::Unavailable(other.to_string()),
     }
 }

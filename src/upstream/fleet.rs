@@ -121,7 +121,7 @@ impl Fleet {
             let (up, start_error, target) = match servers::expand(s, &env) {
                 Ok(upstream) => {
                     let sub = server_config(config, &s.name, upstream);
-                    (Remote::connect(&sub), None, super::target(&sub))
+                    (Remote::connect(&sub, &s.name), None, super::target(&sub))
                 }
                 Err(e) => {
                     tracing::warn!("{e}; its stored catalog is served and its calls fail");
@@ -343,6 +343,10 @@ pub fn named(server: &str, e: UpstreamError) -> UpstreamError {
         UpstreamError::SessionExpired => UpstreamError::Unavailable(format!(
             "server \"{server}\": its session expired; the call was not retried"
         )),
+        UpstreamError::NeedsLogin { why, .. } => UpstreamError::NeedsLogin {
+            server: Some(server.to_string()),
+            why,
+        },
         UpstreamError::Timeout { after, .. } => UpstreamError::Timeout {
             after,
             server: Some(server.to_string()),

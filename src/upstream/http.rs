@@ -21,6 +21,8 @@ use crate::mcp::envelope::{
 };
 use crate::mcp::sse;
 
+#[path = "http_auth.rs"]
+mod auth;
 #[path = "http_body.rs"]
 mod body;
 
@@ -43,6 +45,8 @@ pub struct HttpWire {
     session: Mutex<Option<String>>,
     listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
     on_note: OnNotification,
+    /// The stored OAuth token and what to do on 401/403; `None` in tests of the bare wire.
+    auth: Option<auth::Auth>,
 }
 
 /// One HTTP client for every wire of the process: building one loads the TLS roots (a few ms),
@@ -62,7 +66,16 @@ impl HttpWire {
             session: Mutex::new(None),
             listener: Mutex::new(None),
             on_note,
+            auth: None,
         }
+    }
+
+    /// Sends the token stored in `dir` (`auth::store`) and handles 401/403 (`http_auth.rs`).
+    /// `login` names the server in "run `mws login <login>`".
+    pub fn with_tokens(mut self, dir: std::path::PathBuf, login: &str) -> HttpWire {
+        let oauth = self.cfg.oauth.clone();
+        self.auth = Some(auth::Auth::new(dir, &self.cfg.url, oauth, login));
+        self
     }
 
     fn session(&self) -> Option<String> {
@@ -75,7 +88,11 @@ impl HttpWire {
         out: Option<&Outgoing<'_>>,
         version: Option<&str>,
     ) -> Result<HeaderMap, WireError> {
-        build_headers(&self.cfg, out, version, self.session().as_deref())
+        let mut h = build_headers(&self.cfg, out, version, self.session().as_deref())?;
+        if let Some(a) = &self.auth {
+            a.add(&mut h);
+        }
+        Ok(h)
     }
 
     async fn post(&self, body: &Value, headers: HeaderMap) -> Result<reqwest::Response, WireError> {
@@ -210,9 +227,25 @@ impl Wire for HttpWire {
 
     async fn request(&self, out: Outgoing<'_>) -> Result<(u16, Value), WireError> {
         let sent_session = self.session();
-        let resp = self
-            .post(out.msg, self.headers(Some(&out), out.version)?)
-            .await?;
+        let mut tries = 0;
+        let resp = loop {
+            if let Some(a) = &self.auth {
+                a.before().await;
+            }
+            let sent = self.auth.as_ref().and_then(auth::Auth::current);
+            let resp = self
+                .post(out.msg, self.headers(Some(&out), out.version)?)
+                .await?;
+            let (Some(a), status) = (&self.auth, resp.status().as_u16()) else {
+                break resp;
+            };
+            tries += 1;
+            match a.after(status, resp.headers(), sent.as_deref()).await? {
+                auth::After::Retry if tries < auth::MAX_TRIES => continue,
+                auth::After::Retry => return Err(a.gave_up()),
+                auth::After::Keep => break resp,
+            }
+        };
         let status = resp.status().as_u16();
         if out.method == "initialize"
             && let Some(sid) = resp
@@ -325,8 +358,7 @@ impl Wire for HttpWire {
         let client = self.client.clone();
         let url = self.cfg.url.clone();
         let on_note = self.on_note.clone();
-        let Ok(headers) = build_headers(&self.cfg, None, Some(version), self.session().as_deref())
-        else {
+        let Ok(headers) = self.headers(None, Some(version)) else {
             return;
         };
         // The stream this one replaces (another filter) runs until this one is acknowledged, so

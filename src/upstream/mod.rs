@@ -137,6 +137,9 @@ pub enum UpstreamError {
     },
     #[error("upstream unavailable: {0}")]
     Unavailable(String),
+    /// The server needs an OAuth login (`mws login`); `server` names the server of several.
+    #[error("{} needs a login: {why}", server.as_deref().map_or("the upstream".into(), |s| format!("server \"{s}\"")))]
+    NeedsLogin { server: Option<String>, why: String },
     /// A call landed on an expired legacy session; it is not retried (calls may have side effects).
     #[error("upstream session expired; the call was not retried")]
     SessionExpired,
@@ -146,6 +149,9 @@ pub enum UpstreamError {
     #[error("mws is shutting down; the request was cancelled")]
     ShuttingDown,
 }
+
+/// The name `mws login` knows the single `upstream` by.
+pub const LOGIN_NAME: &str = "upstream";
 
 /// The upstream as the proxy sees it.
 #[async_trait::async_trait]
@@ -208,7 +214,7 @@ pub trait Upstream: Send + Sync + 'static {
 /// the first list happen in the background, and `catalog()` serves `catalog.json` meanwhile.
 pub fn connect(config: &Config) -> Arc<dyn Upstream> {
     if config.servers.is_empty() {
-        Remote::connect(config)
+        Remote::connect(config, LOGIN_NAME)
     } else {
         fleet::Fleet::connect(config)
     }
@@ -271,7 +277,8 @@ struct Inner {
 }
 
 impl Remote {
-    fn connect(config: &Config) -> Arc<dyn Upstream> {
+    /// `login` is the name `mws login` knows this server by (for the message when it needs one).
+    fn connect(config: &Config, login: &str) -> Arc<dyn Upstream> {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
         let notes = tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0;
         let relay = notes.clone();
@@ -286,7 +293,10 @@ impl Remote {
             }
         });
         let wire: Arc<dyn wire::Wire> = match &config.upstream {
-            crate::config::Upstream::Http(h) => Arc::new(http::HttpWire::new(h.clone(), on_note)),
+            crate::config::Upstream::Http(h) => Arc::new(
+                http::HttpWire::new(h.clone(), on_note)
+                    .with_tokens(config.state_dir.clone(), login),
+            ),
             crate::config::Upstream::Stdio(s) => {
                 Arc::new(stdio::StdioWire::new(s.clone(), on_note))
             }

@@ -38,6 +38,10 @@ pub enum WireError {
     /// The request cannot be built from the config (a `${VAR}` that is not set, a bad header).
     #[error("{0}")]
     Config(String),
+    /// The server wants an OAuth login (or more scope) that only the user can give.
+    /// The text says what to run and why.
+    #[error("needs a login: {0}")]
+    NeedsLogin(String),
 }
 
 /// Called with every notification the upstream sends us (on any stream).

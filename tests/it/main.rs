@@ -17,6 +17,7 @@ mod history;
 mod history_writers;
 mod ingest;
 mod listed;
+mod login;
 mod matrix;
 mod relay;
 mod search;

@@ -305,12 +305,15 @@ fn apply_then_undo_on_documented_files_without_the_clis() {
         [
             "fetch",
             "filesystem",
+            "github",
+            "googleCloud",
             "httpServer",
             "local-tool",
             "pythonTools",
             "remote",
             "remote-bridge",
-            "typedHttp"
+            "typedHttp",
+            "with-auth"
         ],
         "{config:#}"
     );
@@ -328,21 +331,19 @@ fn apply_then_undo_on_documented_files_without_the_clis() {
     let vs = jsonc_file(&vscode);
     assert_eq!(
         keys(&vs, "servers"),
-        ["github", "perplexity", "legacy-sse", "odd", "toolbox"]
+        ["perplexity", "legacy-sse", "odd", "toolbox"]
     );
     assert_eq!(vs["servers"]["toolbox"]["type"], "http");
     let g = jsonc_file(&gemini);
-    assert_eq!(
-        keys(&g, "mcpServers"),
-        ["sseServer", "googleCloud", "toolbox"]
-    );
+    assert_eq!(keys(&g, "mcpServers"), ["sseServer", "toolbox"]);
     assert_eq!(
         g["mcpServers"]["toolbox"]["httpUrl"],
         "http://127.0.0.1:4484/mcp"
     );
     assert_eq!(g["theme"], "GitHub");
     let c = jsonc_file(&cursor);
-    assert_eq!(keys(&c, "mcpServers"), ["with-auth", "toolbox"]);
+    // Servers that sign in with OAuth move too, without the client's login.
+    assert_eq!(keys(&c, "mcpServers"), ["toolbox"]);
     assert_eq!(
         before[&bad],
         std::fs::read(&bad).ok(),

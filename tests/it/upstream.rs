@@ -317,6 +317,7 @@ async fn vendor_fields_and_execution_arrive_unchanged_through_chunked_sse() {
     let cfg = UpstreamCfg::Http(HttpUpstream {
         url: fake.url.clone(),
         headers,
+        oauth: None,
     });
     let up = connect(&support::config(
         cfg,
@@ -467,6 +468,7 @@ async fn dead_at_start_serves_nothing_and_says_why() {
     let cfg = UpstreamCfg::Http(HttpUpstream {
         url: url.clone(),
         headers,
+        oauth: None,
     });
     let up = connect(&support::config(
         cfg,

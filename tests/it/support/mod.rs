@@ -51,6 +51,7 @@ pub fn http(url: &str) -> Upstream {
     Upstream::Http(HttpUpstream {
         url: url.to_string(),
         headers: Default::default(),
+        oauth: None,
     })
 }
 

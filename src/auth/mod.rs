@@ -1,0 +1,124 @@
+//! mws as an OAuth 2.1 client of a remote MCP server (the MCP authorization spec, both eras):
+//! discovery (`discover.rs`), client registration (`register.rs`), the authorization-code flow
+//! with PKCE and its loopback redirect (`flow.rs`, `loopback.rs`), token requests (`token.rs`) and
+//! the token file (`store.rs`). Must not log or print a token, a code or a client secret, and
+//! must not send a token to any URL but the server it was issued for.
+
+pub mod discover;
+pub mod flow;
+pub mod loopback;
+pub mod register;
+pub mod store;
+pub mod token;
+
+use serde::Deserialize;
+
+/// Environment variable that makes a login follow the authorization endpoint's redirect itself
+/// instead of opening a browser: for an authorization server that approves at once (test
+/// fixtures, the conformance driver). Never set it for a real server.
+pub const HEADLESS_ENV: &str = "MWS_OAUTH_HEADLESS";
+
+/// `oauth` of a server entry (docs/configuration.md#oauth): a pre-registered client, the scopes to
+/// ask for, or a client ID metadata document URL.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OAuthConfig {
+    /// A client id registered with the authorization server by hand (skips dynamic registration).
+    pub client_id: Option<String>,
+    /// Its secret, if it has one (`${VAR}` expanded from the environment).
+    pub client_secret: Option<String>,
+    /// Scopes to ask for instead of the ones the server suggests.
+    pub scopes: Option<Vec<String>>,
+    /// An HTTPS URL where mws's client ID metadata document is published; used as the client id
+    /// when the authorization server supports such documents.
+    pub client_metadata_url: Option<String>,
+}
+
+/// Why a login or a token request failed; shown after the server's name.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum AuthError {
+    #[error("{0}")]
+    Metadata(String),
+    #[error("registration refused: {0}")]
+    Registration(String),
+    #[error("the authorization redirect {0}")]
+    Redirect(String),
+    #[error("no redirect arrived within {0}s (was the browser closed?); run `mws login` again")]
+    Timeout(u64),
+    #[error("the token endpoint {0}")]
+    Token(String),
+    /// The refresh token was refused: only a new login helps.
+    #[error("the refresh token was refused ({0}); run `mws login` again")]
+    RefreshRefused(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A login or token failure with the server it concerns: `server "x": ...`.
+#[derive(Debug, thiserror::Error)]
+#[error("server \"{server}\": {why}")]
+pub struct Failed {
+    pub server: String,
+    pub why: AuthError,
+}
+
+/// Whether headless mode is on (see `HEADLESS_ENV`).
+pub fn headless() -> bool {
+    std::env::var(HEADLESS_ENV).is_ok_and(|v| v == "1")
+}
+
+/// Scopes as the `scope` parameter: space-separated, each once, in order.
+pub fn join_scopes<'a>(scopes: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let mut out: Vec<&str> = Vec::new();
+    for s in scopes.into_iter().flat_map(str::split_whitespace) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    (!out.is_empty()).then(|| out.join(" "))
+}
+
+/// `url` may carry a secret or a token: https, or http to a loopback host.
+pub fn secure_enough(url: &url::Url) -> bool {
+    url.scheme() == "https"
+        || (url.scheme() == "http"
+            && matches!(
+                url.host(),
+                Some(url::Host::Domain("localhost"))
+                    | Some(url::Host::Ipv4(std::net::Ipv4Addr::LOCALHOST))
+                    | Some(url::Host::Ipv6(std::net::Ipv6Addr::LOCALHOST))
+            ))
+}
+
+/// The HTTP client for auth requests: no redirects followed (an endpoint that redirects is not
+/// trusted to move a secret), bounded time.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(std::time::Duration::from_secs(REQUEST_SECS))
+        .build()
+        .unwrap_or_default()
+}
+
+/// Seconds one discovery, registration or token request may take.
+const REQUEST_SECS: u64 = 30;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_are_joined_once_each() {
+        assert_eq!(join_scopes(["a b", "b", "c"]), Some("a b c".into()));
+        assert_eq!(join_scopes([""]), None);
+    }
+
+    #[test]
+    fn only_https_or_loopback_http_is_secure_enough() {
+        let ok = |u: &str| secure_enough(&url::Url::parse(u).unwrap());
+        assert!(ok("https://example.com/mcp"));
+        assert!(ok("http://localhost:1/mcp"));
+        assert!(ok("http://127.0.0.1:1/mcp"));
+        assert!(!ok("http://example.com/mcp"));
+    }
+}

@@ -1,0 +1,163 @@
+//! OAuth end to end: the Python SDK's server-side auth (tests/peers/oauth_server.py: its own
+//! authorization server approving at once, tokens expiring after 2 s, `/revoke-all`) behind the
+//! real `mws login` (headless) and `mws serve`: calls succeed with the stored token, the token is
+//! refreshed, a revoked token answers "run `mws login`" while the other server keeps answering,
+//! and the token is in no file but its own 0600 one, not in stderr, not in state.db.
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::serve::{self, mws, post_modern};
+use crate::support::{Child, clients, free_port, mcp_server_time, peers};
+
+/// Seconds an access token of the fixture lives.
+const EXPIRES: &str = "2";
+
+async fn call(url: &str, id: i64, name: &str, args: Value) -> String {
+    let reply = post_modern(
+        url,
+        id,
+        "tools/call",
+        json!({"name": "call_tool", "arguments": {"name": name, "arguments": args}}),
+    )
+    .await;
+    match reply.get("error") {
+        Some(e) => e["message"].as_str().unwrap_or_default().to_string(),
+        None => clients::text(&reply["result"]),
+    }
+}
+
+fn access_token(dir: &std::path::Path) -> String {
+    let t: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("servers/prot/oauth.json")).unwrap())
+            .unwrap();
+    t["accessToken"].as_str().unwrap().to_string()
+}
+
+/// Every file under `dir` but the token file, as bytes.
+fn other_files(dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if e.file_type().is_file() && e.file_name() != "oauth.json" {
+            out.push((
+                e.path().display().to_string(),
+                std::fs::read(e.path()).unwrap(),
+            ));
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_serve_refresh_and_revoke() {
+    peers::ensure();
+    let port = free_port();
+    let fixture = Child(
+        std::process::Command::new(peers::peer(".venv/bin/python"))
+            .arg(peers::peer("tests/peers/oauth_server.py"))
+            .args([&port.to_string(), EXPIRES])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let config = json!({
+        "servers": {"prot": {"url": url}, "time": {"command": mcp_server_time()}},
+        "timeouts": {"listMs": 20000},
+        "transcripts": [],
+        "stateDir": state
+    });
+    let config_path = dir.path().join("config.json");
+    std::fs::write(&config_path, config.to_string()).unwrap();
+
+    let out = mws()
+        .args([
+            "--config",
+            config_path.to_str().unwrap(),
+            "login",
+            "prot",
+            "--timeout",
+            "20",
+        ])
+        .env("MWS_OAUTH_HEADLESS", "1")
+        .output()
+        .unwrap();
+    let login_err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{login_err}");
+    assert!(
+        login_err.starts_with("logged in to server \"prot\": scopes granted: mcp"),
+        "{login_err}"
+    );
+    let token_file = state.join("servers/prot/oauth.json");
+    let mode = std::fs::metadata(&token_file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let mut seen = vec![access_token(&state)];
+
+    let mut served = serve::start_in(dir, &config, &[]);
+    assert_eq!(
+        call(&served.url, 1, "prot__echo", json!({"text": "hello"})).await,
+        "hello"
+    );
+    // The 2 s token is within the refresh margin: the next call goes with a refreshed one.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        call(&served.url, 2, "prot__echo", json!({"text": "again"})).await,
+        "again"
+    );
+    let state = served.dir.path().join("state");
+    let refreshed = access_token(&state);
+    assert!(!seen.contains(&refreshed), "the token was not refreshed");
+    seen.push(refreshed);
+
+    reqwest::Client::new()
+        .post(format!("http://127.0.0.1:{port}/revoke-all"))
+        .send()
+        .await
+        .unwrap();
+    let said = call(&served.url, 3, "prot__echo", json!({"text": "x"})).await;
+    assert!(
+        said.contains("server \"prot\" needs a login: run `mws login prot`"),
+        "{said}"
+    );
+    let discover = post_modern(&served.url, 5, "server/discover", json!({})).await;
+    let instructions = discover["result"]["instructions"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        instructions.contains("prot (it needs a login: ask the user to run `mws login prot`)"),
+        "{discover}"
+    );
+    let time = call(
+        &served.url,
+        4,
+        "time__get_current_time",
+        json!({"timezone": "UTC"}),
+    )
+    .await;
+    assert!(time.contains("UTC"), "{time}");
+    served.stop();
+    drop(fixture);
+
+    let stderr = served.stderr.lock().unwrap().join("\n");
+    for token in &seen {
+        assert!(!stderr.contains(token.as_str()) && !login_err.contains(token.as_str()));
+        for (path, bytes) in other_files(&state) {
+            let hit = bytes.windows(token.len()).any(|w| w == token.as_bytes());
+            assert!(!hit, "the token is in {path}");
+        }
+    }
+}
