@@ -10,12 +10,14 @@ mod checked;
 mod errors;
 pub(crate) mod jsonc;
 mod raw;
+mod results;
 mod safety;
 pub mod servers;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
-pub use safety::{Policy, Validation};
+pub use results::Results;
+pub use safety::{Policy, ReadOnly, Validation};
 pub use servers::Server;
 
 /// Default listen port.
@@ -59,6 +61,9 @@ pub struct Config {
     /// Which upstream tools may be listed, found and called.
     #[serde(deserialize_with = "checked::object")]
     pub policy: Policy,
+    /// Big tool results: shaped over `results.maxTokens`, kept in memory for paging.
+    #[serde(deserialize_with = "checked::object")]
+    pub results: Results,
 }
 
 /// The listing mode (docs/working-set.md#what-is-listed).
@@ -222,6 +227,7 @@ impl Default for Config {
             list_all_below_tokens: 0,
             validation: Validation::default(),
             policy: Policy::default(),
+            results: Results::default(),
         }
     }
 }
@@ -400,7 +406,8 @@ pub fn validate(config: &Config) -> Result<(), String> {
             return Err(format!("`pinFiles[{i}]`: \"{p}\" is not a valid glob: {e}"));
         }
     }
-    config.policy.check()?;
+    config.policy.check(&config.servers)?;
+    config.results.check()?;
     if config.server_name.is_empty() {
         return Err("`serverName`: expected a non-empty name".into());
     }

@@ -18,6 +18,7 @@ pub mod meta_tools;
 pub mod modern;
 pub mod progress;
 pub mod proxy;
+mod search_call;
 pub mod sse;
 pub mod stdio;
 pub mod streams;

@@ -6,7 +6,6 @@
 //! answer travels; this only sees a JSON-RPC message and who sent it. Must not talk to the
 //! upstream except through `Upstream`, and must never log arguments, results or query text.
 
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -19,6 +18,7 @@ use crate::clock;
 use crate::config::Config;
 use crate::listed;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
+use crate::results::{PAGE_TOOL, Results};
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
     CLIENT_CALL_ID_KEYS, IndexCache, StatelessSessions, asks_input, input_fields, split_meta,
@@ -27,11 +27,11 @@ use crate::server::calls::{
 use crate::server::guard_call::Guard;
 use crate::server::instructions::{self, Facts};
 use crate::server::legacy::negotiate_legacy;
-use crate::server::listing::{listed_names, listed_tools};
+use crate::server::listing::listed_tools;
 use crate::server::meta_tools::{self, CALL_TOOL, Resolved, SEARCH_TOOLS};
 use crate::server::working_set::WorkingSet;
 use crate::server::{logs, subscriptions};
-use crate::store::{LogSink, SearchRecord};
+use crate::store::LogSink;
 use crate::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
 
 impl From<UpstreamError> for RpcError {
@@ -63,6 +63,7 @@ pub struct Proxy {
     pub(crate) seq: AtomicU64,
     pub(crate) stateless: StatelessSessions,
     pub(crate) guard: Guard,
+    pub(crate) results: Arc<Results>,
 }
 
 impl Proxy {
@@ -75,6 +76,8 @@ impl Proxy {
     ) -> Arc<Proxy> {
         let start = crate::clock::now().unix_timestamp_nanos() / 1_000_000;
         let guard = Guard::new(&config);
+        let run_id = format!("{start:x}-{:x}", std::process::id());
+        let results = Arc::new(Results::new(&config.results, &run_id));
         Arc::new(Proxy {
             upstream,
             config: Arc::new(config),
@@ -82,10 +85,11 @@ impl Proxy {
             log,
             index: IndexCache::default(),
             listing: Mutex::new(None),
-            run_id: format!("{start:x}-{:x}", std::process::id()),
+            run_id,
             seq: AtomicU64::new(0),
             stateless: StatelessSessions::default(),
             guard,
+            results,
         })
     }
 
@@ -263,6 +267,7 @@ impl Proxy {
         let (params, ctx) = split_meta(params, caller);
         match name.as_str() {
             SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
+            PAGE_TOOL => Ok(self.results.page(params.get("arguments"), Instant::now())),
             CALL_TOOL => {
                 let input = input_fields(&params);
                 self.call_tool(params.get("arguments"), input, ctx, caller)
@@ -307,6 +312,9 @@ impl Proxy {
             Ok(a) => a,
             Err(e) => return Ok(text_result(e, true)),
         };
+        if name == PAGE_TOOL {
+            return Ok(self.results.page(args.get("arguments"), Instant::now()));
+        }
         let snap = self.upstream.catalog().await;
         let searchable = listed::searchable(&snap.catalog, &self.config);
         let real = match meta_tools::resolve(&searchable, name) {
@@ -358,6 +366,13 @@ impl Proxy {
             // Not a finished call: the round that completes it (the client's retry) is logged.
             return Ok(result?);
         }
+        let (result, bytes_saved) = match result {
+            Ok(r) if refused.is_none() => {
+                let (r, saved) = self.shape(r).await;
+                (Ok(r), saved)
+            }
+            other => (other, None),
+        };
         let status = match &result {
             Ok(_) if let Some(status) = refused => status,
             Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
@@ -374,6 +389,7 @@ impl Proxy {
                 via: via.to_string(),
                 status: Some(status),
                 ms: Some(ms),
+                bytes_saved: bytes_saved.map(|b| i64::try_from(b).unwrap_or(i64::MAX)),
                 client: caller.client.clone(),
                 client_call_id,
                 source_key: format!(
@@ -387,6 +403,20 @@ impl Proxy {
         Ok(result?)
     }
 
+    /// The result shaped to `results.maxTokens` (`crate::results`), and the bytes saved. Counting
+    /// tokens is CPU work, so a result that may need it is shaped off the one worker.
+    async fn shape(&self, result: Value) -> (Value, Option<usize>) {
+        if !self.results.may_shape(&result) {
+            return (result, None);
+        }
+        let results = self.results.clone();
+        let now = Instant::now();
+        match tokio::task::spawn_blocking(move || results.shape(result, now)).await {
+            Ok(shaped) => shaped,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+
     /// Why `tool` may not be called with `params` (`guard_call`): the result to answer with and
     /// the call's status.
     async fn refusal(&self, tool: &str, params: &Value) -> Option<(Value, Status)> {
@@ -395,49 +425,5 @@ impl Proxy {
         }
         let snap = self.upstream.catalog().await;
         self.guard.refuse(&snap, tool, params)
-    }
-
-    async fn search_tools(&self, args: Option<&Value>, caller: &Caller) -> Value {
-        let query = match meta_tools::search_query(args) {
-            Ok(q) => q.to_string(),
-            Err(e) => return text_result(e, true),
-        };
-        let snap = self.upstream.catalog().await;
-        if snap.source == CatalogSource::None && snap.catalog.is_empty() {
-            let why = self.upstream.status().list_error.unwrap_or_else(|| {
-                "the upstream MCP server is down or has not answered yet".into()
-            });
-            return text_result(
-                format!("{why}: there are no tools to search right now"),
-                true,
-            );
-        }
-        let index = self
-            .index
-            .get(snap.version, &snap.catalog, &self.config)
-            .await;
-        let ws = self.working_set.borrow().clone();
-        let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
-            .into_iter()
-            .collect();
-        // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
-        // the reason `IndexCache::get` gives.
-        let search = move || index.search(&query, &listed);
-        let reply = match tokio::task::spawn_blocking(search).await {
-            Ok(reply) => reply,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        };
-        let text = reply.json.to_string();
-        if let Some(log) = &self.log {
-            log.search(SearchRecord {
-                ts: clock::fmt(clock::now()),
-                session_id: Some(self.stateless.session(caller, &self.run_id, Instant::now())),
-                client: caller.client.clone(),
-                mode: reply.mode.to_string(),
-                result_count: i64::try_from(reply.result_count).unwrap_or(i64::MAX),
-                reply_bytes: i64::try_from(text.len()).unwrap_or(i64::MAX),
-            });
-        }
-        text_result(text, false)
     }
 }
