@@ -1,7 +1,8 @@
 """A legacy (2025-11-25) stdio MCP server with big results, for result shaping tests. Tools:
 `big_text` answers 300 KB of numbered lines (a marker string on the middle line, so a test can
 look for it on disk); `big_array` answers a 5,000-element JSON array as text and as
-`structuredContent.items`; `small` answers one short line. Deterministic: the tests build the
+`structuredContent.items`; `small` answers one short line; `one_mb` answers 1 MiB of text
+(`benches/results.rs`). Deterministic: the tests build the
 same text and items. Arguments are ignored.
 """
 import json
@@ -28,7 +29,9 @@ TOOLS = [
     {"name": "big_text", "description": "300 KB of text", "inputSchema": {"type": "object"}},
     {"name": "big_array", "description": "5000 items", "inputSchema": {"type": "object"}},
     {"name": "small", "description": "a short line", "inputSchema": {"type": "object"}},
+    {"name": "one_mb", "description": "1 MiB of text", "inputSchema": {"type": "object"}},
 ]
+ONE_MB = ("0123456789abcdef" * 4 + "\n") * (1024 * 1024 // 65) + "end\n"
 
 
 def send(msg):
@@ -53,6 +56,8 @@ for line in sys.stdin:
         elif name == "big_array":
             result = {"content": [{"type": "text", "text": json.dumps(items())}],
                       "structuredContent": {"count": 5000, "items": items()}}
+        elif name == "one_mb":
+            result = {"content": [{"type": "text", "text": ONE_MB}]}
         else:
             result = {"content": [{"type": "text", "text": "small answer"}]}
     else:
