@@ -3,9 +3,17 @@
 //! least one byte). Counting only what is kept keeps shaping a 1 MB result cheap. Pure: tokens are
 //! counted by the function handed in.
 
-/// Bytes per token first guessed for text: most text runs 3 to 5. Raising it guesses longer cuts
-/// (more recounts when they are over).
-const GUESS_BYTES_PER_TOKEN: usize = 4;
+/// Bytes per token first guessed for text when none was measured: most text runs 3 to 5.
+/// Raising it guesses longer cuts (more recounts when they are over).
+pub const DEFAULT_GUESS: f64 = 4.0;
+/// Share of a measured bytes-per-token guess a first cut takes, so that it usually fits at once.
+/// Raising it keeps more text but recounts more often.
+const GUESS_MARGIN: f64 = 0.95;
+
+/// Bytes that `budget` tokens take at `guess` bytes per token (with the margin).
+fn guessed(budget: usize, guess: f64) -> usize {
+    (budget as f64 * guess.clamp(1.0, 64.0) * GUESS_MARGIN) as usize
+}
 /// Recounts before falling back to one byte per token. Raising it keeps cuts closer to the
 /// budget at the cost of more counting.
 const ROUNDS: usize = 4;
@@ -47,8 +55,8 @@ fn ceil(text: &str, i: usize) -> usize {
 
 /// The end of the longest head of `text` (found as above) within `budget` tokens, moved back to
 /// a line end when one is near.
-pub fn prefix(text: &str, budget: usize, count: &dyn Fn(&str) -> usize) -> usize {
-    let mut end = floor(text, budget.saturating_mul(GUESS_BYTES_PER_TOKEN));
+pub fn prefix(text: &str, budget: usize, guess: f64, count: &dyn Fn(&str) -> usize) -> usize {
+    let mut end = floor(text, guessed(budget, guess));
     let mut fits = false;
     for _ in 0..ROUNDS {
         let t = count(&text[..end]);
@@ -69,12 +77,9 @@ pub fn prefix(text: &str, budget: usize, count: &dyn Fn(&str) -> usize) -> usize
 
 /// The start of the longest tail of `text` within `budget` tokens, moved on to a line start when
 /// one is near.
-pub fn suffix_start(text: &str, budget: usize, count: &dyn Fn(&str) -> usize) -> usize {
+pub fn suffix_start(text: &str, budget: usize, guess: f64, count: &dyn Fn(&str) -> usize) -> usize {
     let len = text.len();
-    let mut start = ceil(
-        text,
-        len.saturating_sub(budget.saturating_mul(GUESS_BYTES_PER_TOKEN)),
-    );
+    let mut start = ceil(text, len.saturating_sub(guessed(budget, guess)));
     let mut fits = false;
     for _ in 0..ROUNDS {
         let t = count(&text[start..]);
@@ -96,7 +101,12 @@ pub fn suffix_start(text: &str, budget: usize, count: &dyn Fn(&str) -> usize) ->
 }
 
 /// How many of the first `items` (JSON texts), as a JSON array, fit `budget` tokens.
-pub fn items(items: &[Box<str>], budget: usize, count: &dyn Fn(&str) -> usize) -> usize {
+pub fn items(
+    items: &[Box<str>],
+    budget: usize,
+    guess: f64,
+    count: &dyn Fn(&str) -> usize,
+) -> usize {
     let by_bytes = |cap: usize| {
         let mut used = 2;
         items
@@ -107,7 +117,7 @@ pub fn items(items: &[Box<str>], budget: usize, count: &dyn Fn(&str) -> usize) -
             })
             .count()
     };
-    let mut k = by_bytes(budget.saturating_mul(GUESS_BYTES_PER_TOKEN));
+    let mut k = by_bytes(guessed(budget, guess));
     for _ in 0..ROUNDS {
         let t = count(&format!("[{}]", items[..k].join(",")));
         if t <= budget {
@@ -130,11 +140,11 @@ mod tests {
     #[test]
     fn cuts_fit_their_budget() {
         let text = "line of text\n".repeat(1000);
-        let end = prefix(&text, 100, &thirds);
+        let end = prefix(&text, 100, DEFAULT_GUESS, &thirds);
         assert!(thirds(&text[..end]) <= 100);
         assert!(end > 250, "{end}");
         assert!(text[..end].ends_with('\n'));
-        let start = suffix_start(&text, 100, &thirds);
+        let start = suffix_start(&text, 100, 3.0, &thirds);
         assert!(thirds(&text[start..]) <= 100);
         assert!(text[..start].ends_with('\n'));
         let items: Vec<Box<str>> = (0..1000).map(|i| Box::from(i.to_string())).collect();
@@ -145,7 +155,7 @@ mod tests {
     }
 
     fn items_fit(list: &[Box<str>]) -> usize {
-        let k = items(list, 100, &thirds);
+        let k = items(list, 100, DEFAULT_GUESS, &thirds);
         assert!(thirds(&format!("[{}]", list[..k].join(","))) <= 100);
         k
     }

@@ -78,25 +78,19 @@ impl Results {
             self.prefix,
             self.seq.fetch_add(1, Ordering::Relaxed)
         );
-        let mut names = shape::Names {
+        let names = shape::Names {
             id: &id,
             keep_minutes: self.keep_minutes,
-            kept: true,
         };
-        let Some(mut shaped) = shape::shape(&result, self.max_tokens, &names, &count) else {
-            return (result, None);
+        let mut shaped = match shape::shape(result, self.max_tokens, &names, &count) {
+            Ok(s) => s,
+            Err(untouched) => return (untouched, None),
         };
-        // Whether the store can keep the pieces is known once they are cut; a result larger than
-        // the whole store is cut again with markers that say so (rare, so cut twice).
-        if shaped.pieces.iter().map(store::Piece::bytes).sum::<usize>() + id.len() > self.cap {
-            names.kept = false;
-            match shape::shape(&result, self.max_tokens, &names, &count) {
-                Some(s) => shaped = s,
-                None => return (result, None),
-            }
-        } else {
-            let pieces = std::mem::take(&mut shaped.pieces);
-            self.lock().put(id.clone(), pieces, now);
+        let pieces = std::mem::take(&mut shaped.pieces);
+        // A result larger than the whole store is not kept, and its markers say so.
+        let bytes = pieces.iter().map(store::Piece::bytes).sum::<usize>() + id.len();
+        if bytes > self.cap || !self.lock().put(id.clone(), pieces, now) {
+            shape::not_kept(&mut shaped.result);
         }
         (shaped.result, Some(shaped.saved_bytes))
     }

@@ -110,7 +110,7 @@ pub fn answer(
             }
             let start = fit::floor(text, offset);
             let rest = &text[start..];
-            let mut len = fit::prefix(rest, room, count);
+            let mut len = fit::prefix(rest, room, fit::DEFAULT_GUESS, count);
             if len == 0 {
                 len = rest.chars().next().map_or(0, char::len_utf8);
             }
@@ -136,7 +136,7 @@ pub fn answer(
                 ));
             }
             let rest = &items[offset..];
-            let n = fit::items(rest, room, count).max(1);
+            let n = fit::items(rest, room, fit::DEFAULT_GUESS, count).max(1);
             let end = offset + n;
             let note = if end < items.len() {
                 format!(

@@ -17,7 +17,6 @@ fn thirds(s: &str) -> usize {
 const NAMES: Names = Names {
     id: "r1",
     keep_minutes: 30.0,
-    kept: true,
 };
 
 /// Tokens of everything the client reads (text items and structured content).
@@ -36,10 +35,10 @@ fn tokens(r: &Value, count: &dyn Fn(&str) -> usize) -> usize {
 #[test]
 fn what_fits_passes_untouched() {
     let small = json!({"content": [{"type": "text", "text": "hello"}]});
-    assert!(shape(&small, 100, &NAMES, &thirds).is_none());
+    assert!(shape(small, 100, &NAMES, &thirds).is_err());
     // Over the limit in bytes, under it in tokens: counted, and passed.
     let r = json!({"content": [{"type": "text", "text": "x".repeat(250)}]});
-    assert!(shape(&r, 100, &NAMES, &thirds).is_none());
+    assert!(shape(r, 100, &NAMES, &thirds).is_err());
 }
 
 #[test]
@@ -47,7 +46,9 @@ fn long_text_keeps_head_and_tail_around_the_marker() {
     let text: String = (0..2000).map(|i| format!("line {i}\n")).collect();
     let image = json!({"type": "image", "data": "A".repeat(50_000), "mimeType": "image/png"});
     let r = json!({"content": [image, {"type": "text", "text": text}]});
-    let s = shape(&r, 500, &NAMES, &thirds).unwrap();
+    let Ok(s) = shape(r, 500, &NAMES, &thirds) else {
+        panic!("not shaped")
+    };
     assert_eq!(s.result["content"][0], image, "images pass untouched");
     let shown = s.result["content"][1]["text"].as_str().unwrap();
     assert!(shown.starts_with("line 0\n") && shown.ends_with("line 1999\n"));
@@ -68,7 +69,9 @@ fn arrays_keep_their_first_items_and_stay_valid_json() {
         "content": [{"type": "text", "text": serde_json::to_string_pretty(&items).unwrap()}],
         "structuredContent": {"total": 3000, "items": items},
     });
-    let s = shape(&r, 2000, &NAMES, &thirds).unwrap();
+    let Ok(s) = shape(r, 2000, &NAMES, &thirds) else {
+        panic!("not shaped")
+    };
     let shown: Vec<Value> = serde_json::from_str(s.result["content"][0]["text"].as_str().unwrap())
         .expect("the cut array is valid JSON");
     assert_eq!(shown[..], items[..shown.len()]);
@@ -147,4 +150,23 @@ fn max_tokens_zero_turns_shaping_off() {
     let r = json!({"content": [{"type": "text", "text": "x ".repeat(100_000)}]});
     let (out, saved) = results(0, 1.0, 8.0).shape(r.clone(), Instant::now());
     assert_eq!((out, saved), (r, None));
+}
+
+#[test]
+fn a_result_larger_than_the_store_is_cut_and_says_it_was_not_kept() {
+    let text = "a line of text\n".repeat(20_000);
+    let rs = results(500, 1.0, 0.01);
+    let (shaped, _) = rs.shape(
+        json!({"content": [{"type": "text", "text": text}]}),
+        Instant::now(),
+    );
+    let shown = text_of(&shaped, 0);
+    assert!(
+        shown.contains(
+            "; the whole result is larger than config `results.memoryMb`, so it was not kept]"
+        ),
+        "{shown}"
+    );
+    assert!(!shown.contains("mws_result_page"), "{shown}");
+    assert_eq!(rs.held_bytes(), 0);
 }

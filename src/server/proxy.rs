@@ -267,7 +267,7 @@ impl Proxy {
         let (params, ctx) = split_meta(params, caller);
         match name.as_str() {
             SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
-            PAGE_TOOL => Ok(self.results.page(params.get("arguments"), Instant::now())),
+            PAGE_TOOL => Ok(self.page(params.get("arguments").cloned()).await),
             CALL_TOOL => {
                 let input = input_fields(&params);
                 self.call_tool(params.get("arguments"), input, ctx, caller)
@@ -313,7 +313,7 @@ impl Proxy {
             Err(e) => return Ok(text_result(e, true)),
         };
         if name == PAGE_TOOL {
-            return Ok(self.results.page(args.get("arguments"), Instant::now()));
+            return Ok(self.page(Some(arguments)).await);
         }
         let snap = self.upstream.catalog().await;
         let searchable = listed::searchable(&snap.catalog, &self.config);
@@ -413,6 +413,16 @@ impl Proxy {
         let now = Instant::now();
         match tokio::task::spawn_blocking(move || results.shape(result, now)).await {
             Ok(shaped) => shaped,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+
+    /// The answer to `mws_result_page`, off the one worker (it counts tokens, as `shape`).
+    async fn page(&self, args: Option<Value>) -> Value {
+        let results = self.results.clone();
+        let now = Instant::now();
+        match tokio::task::spawn_blocking(move || results.page(args.as_ref(), now)).await {
+            Ok(page) => page,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         }
     }
