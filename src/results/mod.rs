@@ -68,7 +68,8 @@ impl Results {
     /// parts are kept for paging. Counting tokens is CPU work: call it off the async worker when
     /// `may_shape` says yes.
     pub fn shape(&self, result: Value, now: Instant) -> (Value, Option<usize>) {
-        if !self.may_shape(&result) {
+        // `shape::shape` checks the sizes itself (the proxy asked `may_shape` already).
+        if self.max_tokens == 0 || !result.is_object() {
             return (result, None);
         }
         let tok = Tokenizer::load(TokenizerKind::O200k);
