@@ -246,7 +246,8 @@ async fn a_denied_tool_is_not_listed_searched_suggested_or_run() {
         String::from_utf8(out.stdout).unwrap()
     };
     let v: Value = serde_json::from_str(&run(true)).unwrap();
-    let want = json!({"policyHidden": 2, "invalidArgs": 0, "deniedByPolicy": 2});
+    let want = json!({"policyHidden": 2, "invalidArgs": 0, "deniedByPolicy": 2,
+                      "resultsShaped": 0, "bytesSaved": 0});
     assert_eq!(v["checks"], want);
     let text = run(false);
     assert!(
