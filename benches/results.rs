@@ -2,7 +2,8 @@
 //! JSON array result to `results.maxTokens` (default), and a result under the limit through the
 //! same call as through nothing, side by side. With `-- load`: the real `mws serve` (bench
 //! profile) in front of `tests/it/support/big_stdio.py`, 64 clients each fetching 1 MiB results
-//! over loopback with `results.memoryMb` at 16, and the proxy's RSS sampled against cap + 40 MB.
+//! over loopback with `results.memoryMb` at 16, and the proxy's RSS sampled against cap + 40 MB,
+//! first with shaping off (`maxTokens: 0`, the baseline), then on.
 //!
 //! `cargo bench --bench results` and `cargo bench --bench results -- load`.
 
@@ -118,13 +119,15 @@ fn rss_kb(pid: u32) -> Option<u64> {
         .ok()
 }
 
-fn load() {
+/// One load run through `mws serve` with `results.maxTokens` at `max_tokens` (0: results pass
+/// whole, the baseline).
+fn load(max_tokens: u32) {
     let dir = tempfile::tempdir().unwrap();
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let cfg = json!({
         "upstream": {"command": "python3", "args": [root.join("tests/it/support/big_stdio.py")]},
         "timeouts": {"listMs": 20000, "callMs": 60000},
-        "results": {"memoryMb": CAP_MB},
+        "results": {"memoryMb": CAP_MB, "maxTokens": max_tokens},
     });
     let path = dir.path().join("config.json");
     std::fs::write(&path, cfg.to_string()).unwrap();
@@ -188,7 +191,8 @@ fn load() {
                             .await;
                         let Ok(r) = r else { continue };
                         let text = r.text().await.unwrap_or_default();
-                        if text.contains("bytes cut here") {
+                        let shaped = text.contains("bytes cut here");
+                        if shaped == (max_tokens > 0) && text.contains("end\\n") {
                             ok += 1;
                         }
                     }
@@ -211,8 +215,8 @@ fn load() {
     let peak_mb = peak.load(Ordering::Relaxed) as f64 / 1024.0;
     let limit = CAP_MB + 40.0;
     println!(
-        "load: {CLIENTS} clients x {CALLS_EACH} 1 MiB results in {:.1} s: {ok} shaped, {failed} \
-         failed; RSS idle {:.1} MB, peak {peak_mb:.1} MB, after {:.1} MB; cap {CAP_MB} MB + 40 \
+        "load, maxTokens {max_tokens}: {CLIENTS} clients x {CALLS_EACH} 1 MiB results in {:.1} s: \
+         {ok} answered, {failed} failed; RSS idle {:.1} MB, peak {peak_mb:.1} MB, after {:.1} MB; cap {CAP_MB} MB + 40 \
          MB = {limit} MB: {}",
         took.as_secs_f64(),
         idle as f64 / 1024.0,
@@ -223,7 +227,8 @@ fn load() {
 
 fn main() {
     if std::env::args().any(|a| a == "load") {
-        load();
+        load(0);
+        load(config::Results::default().max_tokens);
     } else {
         in_process();
     }
