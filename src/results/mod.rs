@@ -9,8 +9,8 @@ pub mod page;
 pub mod shape;
 pub mod store;
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock, mpsc};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -18,37 +18,6 @@ use serde_json::Value;
 use crate::config;
 use crate::report::tokens::{Tokenizer, TokenizerKind};
 pub use shape::PAGE_TOOL;
-
-type Job = Box<dyn FnOnce() + Send>;
-
-/// The one thread that counts tokens for shaping and paging. The tokenizer keeps a regex (and
-/// its caches) per thread that uses it, so counting on the blocking pool's many threads grows the
-/// resident set by a few megabytes per thread; one thread keeps it to one.
-static WORKER: OnceLock<mpsc::Sender<Job>> = OnceLock::new();
-
-/// Runs `f` on the results thread and waits for it without blocking the async worker. A panic in
-/// `f` is a panic of the caller.
-pub async fn on_worker<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let job: Job = Box::new(move || {
-        let _ = tx.send(f());
-    });
-    let worker = WORKER.get_or_init(|| {
-        let (send, jobs) = mpsc::channel::<Job>();
-        std::thread::Builder::new()
-            .name("mws-results".into())
-            .spawn(move || {
-                for job in jobs {
-                    // A panicking job drops its answer channel; the caller panics instead.
-                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
-                }
-            })
-            .expect("cannot start the results thread");
-        send
-    });
-    worker.send(job).expect("the results thread never ends");
-    rx.await.expect("shaping or paging a result panicked")
-}
 
 /// The shaper and the store of one proxy.
 pub struct Results {
@@ -96,7 +65,7 @@ impl Results {
     }
 
     /// `result` shaped to `maxTokens`, and the bytes saved (`None`: passed as it was). The cut
-    /// parts are kept for paging. Counting tokens is CPU work: call it through `on_worker` when
+    /// parts are kept for paging. Counting tokens is CPU work: call it off the async worker when
     /// `may_shape` says yes.
     pub fn shape(&self, result: Value, now: Instant) -> (Value, Option<usize>) {
         // `shape::shape` checks the sizes itself (the proxy asked `may_shape` already).

@@ -404,21 +404,27 @@ impl Proxy {
     }
 
     /// The result shaped to `results.maxTokens` (`crate::results`), and the bytes saved. Counting
-    /// tokens is CPU work, so a result that may need it is shaped on the results thread.
+    /// tokens is CPU work, so a result that may need it is shaped off the one worker.
     async fn shape(&self, result: Value) -> (Value, Option<usize>) {
         if !self.results.may_shape(&result) {
             return (result, None);
         }
         let results = self.results.clone();
         let now = Instant::now();
-        crate::results::on_worker(move || results.shape(result, now)).await
+        match tokio::task::spawn_blocking(move || results.shape(result, now)).await {
+            Ok(shaped) => shaped,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
     }
 
-    /// The answer to `mws_result_page`, on the results thread (it counts tokens, as `shape`).
+    /// The answer to `mws_result_page`, off the one worker (it counts tokens, as `shape`).
     async fn page(&self, args: Option<Value>) -> Value {
         let results = self.results.clone();
         let now = Instant::now();
-        crate::results::on_worker(move || results.page(args.as_ref(), now)).await
+        match tokio::task::spawn_blocking(move || results.page(args.as_ref(), now)).await {
+            Ok(page) => page,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
     }
 
     /// Why `tool` may not be called with `params` (`guard_call`): the result to answer with and
