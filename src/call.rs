@@ -28,6 +28,9 @@ pub struct Call {
     /// How it ended; `None` while a transcript call waits for its result line.
     pub status: Option<Status>,
     pub ms: Option<i64>,
+    /// Bytes of text the proxy cut from the result (`crate::results`); `None` when it passed
+    /// whole. A count only: the result itself is never carried.
+    pub bytes_saved: Option<i64>,
 }
 
 /// How one call ended. Only `Ok` counts toward promotion.
@@ -126,6 +129,7 @@ impl Call {
             agent_id: None,
             status: None,
             ms: None,
+            bytes_saved: None,
         }
     }
 

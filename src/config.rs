@@ -9,14 +9,20 @@ use serde::Deserialize;
 mod checked;
 mod errors;
 pub(crate) mod jsonc;
+mod paths;
 mod raw;
+mod results;
 mod safety;
 pub mod search;
 pub mod servers;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
-pub use safety::{Policy, Validation};
+pub use paths::{
+    default_config_path, default_state_dir, default_transcripts, expand_tilde, resolve_path,
+};
+pub use results::Results;
+pub use safety::{Policy, ReadOnly, Validation};
 pub use servers::Server;
 
 /// Default listen port.
@@ -63,6 +69,9 @@ pub struct Config {
     /// Ranking by meaning beside keywords (`search.semantic`); nothing changes until it is set.
     #[serde(deserialize_with = "checked::object")]
     pub search: search::Search,
+    /// Big tool results: shaped over `results.maxTokens`, kept in memory for paging.
+    #[serde(deserialize_with = "checked::object")]
+    pub results: Results,
 }
 
 /// The listing mode (docs/working-set.md#what-is-listed).
@@ -231,6 +240,7 @@ impl Default for Config {
             validation: Validation::default(),
             policy: Policy::default(),
             search: search::Search::default(),
+            results: Results::default(),
         }
     }
 }
@@ -254,63 +264,6 @@ impl Config {
     pub fn working_set_path(&self) -> PathBuf {
         self.state_dir.join("working-set.json")
     }
-}
-
-fn env_path(var: &str) -> Option<PathBuf> {
-    std::env::var_os(var)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-}
-
-fn home() -> PathBuf {
-    env_path("HOME").unwrap_or_else(|| PathBuf::from("/"))
-}
-
-/// `~/.local/state/mcp-working-set`, honouring `$XDG_STATE_HOME`.
-pub fn default_state_dir() -> PathBuf {
-    env_path("XDG_STATE_HOME")
-        .unwrap_or_else(|| home().join(".local/state"))
-        .join("mcp-working-set")
-}
-
-/// `~/.config/mcp-working-set/config.json`, honouring `$XDG_CONFIG_HOME`.
-pub fn default_config_path() -> PathBuf {
-    env_path("XDG_CONFIG_HOME")
-        .unwrap_or_else(|| home().join(".config"))
-        .join("mcp-working-set/config.json")
-}
-
-/// The Claude Code and Codex transcript roots, honouring `$CLAUDE_CONFIG_DIR` and `$CODEX_HOME`.
-pub fn default_transcripts() -> Vec<TranscriptRoot> {
-    let claude = env_path("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home().join(".claude"));
-    let codex = env_path("CODEX_HOME").unwrap_or_else(|| home().join(".codex"));
-    vec![
-        TranscriptRoot {
-            kind: TranscriptKind::ClaudeCode,
-            root: claude.join("projects"),
-            server_names: Vec::new(),
-        },
-        TranscriptRoot {
-            kind: TranscriptKind::Codex,
-            root: codex.join("sessions"),
-            server_names: Vec::new(),
-        },
-    ]
-}
-
-/// Expands a leading `~` to `$HOME`.
-pub fn expand_tilde(p: &Path) -> PathBuf {
-    match p.strip_prefix("~") {
-        Ok(rest) => home().join(rest),
-        Err(_) => p.to_path_buf(),
-    }
-}
-
-/// The config path in force: `--config`, else `$MWS_CONFIG`, else the XDG default.
-pub fn resolve_path(flag: Option<&Path>) -> PathBuf {
-    flag.map(Path::to_path_buf)
-        .or_else(|| env_path("MWS_CONFIG"))
-        .unwrap_or_else(default_config_path)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -409,7 +362,8 @@ pub fn validate(config: &Config) -> Result<(), String> {
             return Err(format!("`pinFiles[{i}]`: \"{p}\" is not a valid glob: {e}"));
         }
     }
-    config.policy.check()?;
+    config.policy.check(&config.servers)?;
+    config.results.check()?;
     if config.server_name.is_empty() {
         return Err("`serverName`: expected a non-empty name".into());
     }

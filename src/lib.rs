@@ -20,6 +20,7 @@ pub mod private_file;
 pub mod probe;
 pub mod promote;
 pub mod report;
+pub mod results;
 pub mod search;
 pub mod server;
 pub mod setup;

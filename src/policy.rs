@@ -8,13 +8,13 @@ use glob::Pattern;
 use serde_json::Value;
 
 use crate::catalog::Catalog;
-use crate::config::Policy;
+use crate::config::{Policy, ReadOnly};
 
 /// The policy with its globs compiled.
 pub struct Rule {
     deny: Vec<(String, Pattern)>,
     allow: Vec<Pattern>,
-    read_only: bool,
+    read_only: ReadOnly,
 }
 
 impl Rule {
@@ -28,13 +28,13 @@ impl Rule {
                 .filter_map(|p| Some((p.clone(), compile(p)?)))
                 .collect(),
             allow: policy.allow.iter().filter_map(compile).collect(),
-            read_only: policy.read_only,
+            read_only: policy.read_only.clone(),
         }
     }
 
     /// Whether the policy keeps every tool.
     pub fn is_open(&self) -> bool {
-        self.deny.is_empty() && self.allow.is_empty() && !self.read_only
+        self.deny.is_empty() && self.allow.is_empty() && !self.read_only.is_on()
     }
 
     /// Why the policy excludes the tool `name` (`tool`: its catalog entry, when known), naming
@@ -50,12 +50,15 @@ impl Rule {
             .and_then(|t| t.pointer("/annotations/readOnlyHint"))
             .and_then(Value::as_bool)
             == Some(true);
-        if self.read_only && !read_only {
-            return Some(
-                "config `policy.readOnly` is true and the upstream does not annotate it \
+        if self.read_only.applies_to(name) && !read_only {
+            let which = match &self.read_only {
+                ReadOnly::All(_) => "is true".to_string(),
+                ReadOnly::Servers(_) => "names its server".to_string(),
+            };
+            return Some(format!(
+                "config `policy.readOnly` {which} and the upstream does not annotate it \
                  readOnlyHint: true"
-                    .into(),
-            );
+            ));
         }
         None
     }
@@ -127,7 +130,7 @@ mod tests {
         let p = |deny: &[&str], allow: &[&str], read_only| Policy {
             deny: deny.iter().map(|s| s.to_string()).collect(),
             allow: allow.iter().map(|s| s.to_string()).collect(),
-            read_only,
+            read_only: ReadOnly::All(read_only),
         };
         let all = ["files_read", "files_delete_all", "files_write", "mail_send"];
         assert_eq!(kept(p(&[], &[], false)), all);
@@ -149,7 +152,7 @@ mod tests {
         let rule = Rule::new(&Policy {
             deny: vec!["mail_*".into()],
             allow: vec![],
-            read_only: true,
+            read_only: ReadOnly::All(true),
         });
         let c = catalog();
         assert_eq!(
@@ -162,5 +165,27 @@ mod tests {
                 .contains("policy.readOnly")
         );
         assert_eq!(rule.why_excluded("files_read", c.get("files_read")), None);
+    }
+
+    #[test]
+    fn read_only_for_some_servers_limits_only_theirs() {
+        let rule = Rule::new(&Policy {
+            read_only: ReadOnly::Servers(vec!["files".into()]),
+            ..Policy::default()
+        });
+        let c = Catalog::new(vec![
+            json!({"name": "files__read", "annotations": {"readOnlyHint": true}}),
+            json!({"name": "files__write"}),
+            json!({"name": "filesystem__write"}),
+            json!({"name": "mail__send"}),
+        ]);
+        let kept: Vec<&str> = c.names().filter(|n| rule.allows(&c, n)).collect();
+        assert_eq!(kept, ["files__read", "filesystem__write", "mail__send"]);
+        assert_eq!(
+            rule.why_excluded("files__write", c.get("files__write"))
+                .unwrap(),
+            "config `policy.readOnly` names its server and the upstream does not annotate it \
+             readOnlyHint: true"
+        );
     }
 }

@@ -382,6 +382,8 @@ pub fn compute(i: &Inputs) -> Report {
             policy_hidden: i.policy_hidden,
             invalid_args: i.refused.invalid_args,
             denied_by_policy: i.refused.denied_by_policy,
+            results_shaped: i.refused.shaped,
+            bytes_saved: i.refused.bytes_saved,
         },
     }
 }

@@ -26,13 +26,91 @@ pub struct Policy {
     pub deny: Vec<String>,
     /// Globs over tool names; when not empty, only matching tools are kept.
     pub allow: Vec<String>,
-    /// Only tools the upstream annotates `readOnlyHint: true`.
-    pub read_only: bool,
+    /// Only tools the upstream annotates `readOnlyHint: true`: every tool, or those of the
+    /// servers named.
+    pub read_only: ReadOnly,
+}
+
+/// `policy.readOnly`: `true`/`false`, or a list of server names (config `servers`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReadOnly {
+    /// `true` (every tool) or `false` (none).
+    All(bool),
+    /// Only the tools of these servers (their `<server>__<tool>` names).
+    Servers(Vec<String>),
+}
+
+impl Default for ReadOnly {
+    fn default() -> Self {
+        ReadOnly::All(false)
+    }
+}
+
+impl<'de> Deserialize<'de> for ReadOnly {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            All(bool),
+            Servers(Vec<String>),
+        }
+        Either::deserialize(d)
+            .map(|e| match e {
+                Either::All(b) => ReadOnly::All(b),
+                Either::Servers(s) => ReadOnly::Servers(s),
+            })
+            .map_err(|_| {
+                serde::de::Error::custom(
+                    "expected true, false or a list of server names (config `servers`)",
+                )
+            })
+    }
+}
+
+impl ReadOnly {
+    /// Whether the tool exposed as `name` must be annotated `readOnlyHint: true`.
+    pub fn applies_to(&self, name: &str) -> bool {
+        match self {
+            ReadOnly::All(on) => *on,
+            ReadOnly::Servers(servers) => servers.iter().any(|s| {
+                name.strip_prefix(s.as_str())
+                    .is_some_and(|rest| rest.starts_with(crate::catalog::exposed::SEPARATOR))
+            }),
+        }
+    }
+
+    /// Whether it limits any tool.
+    pub fn is_on(&self) -> bool {
+        match self {
+            ReadOnly::All(on) => *on,
+            ReadOnly::Servers(servers) => !servers.is_empty(),
+        }
+    }
 }
 
 impl Policy {
-    /// The globs' syntax, checked when the config is loaded; the message names the field.
-    pub fn check(&self) -> Result<(), String> {
+    /// The globs' syntax and `readOnly`'s server names (`servers`: the config's), checked when
+    /// the config is loaded; the message names the field.
+    pub fn check(&self, servers: &[super::Server]) -> Result<(), String> {
+        if let ReadOnly::Servers(names) = &self.read_only {
+            for (i, n) in names.iter().enumerate() {
+                if !servers.iter().any(|s| s.name == *n) {
+                    let known: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+                    return Err(if known.is_empty() {
+                        format!(
+                            "`policy.readOnly[{i}]`: \"{n}\" is not a server: a list of servers \
+                             needs `servers`; with a single `upstream` write true or false"
+                        )
+                    } else {
+                        format!(
+                            "`policy.readOnly[{i}]`: \"{n}\" is not a server in `servers` \
+                             (known: {})",
+                            known.join(", ")
+                        )
+                    });
+                }
+            }
+        }
         for (field, globs) in [("deny", &self.deny), ("allow", &self.allow)] {
             for (i, p) in globs.iter().enumerate() {
                 if let Err(e) = glob::Pattern::new(p) {

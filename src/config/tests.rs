@@ -60,7 +60,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `validation`, `policy`, `search`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `validation`, `policy`, `search`, `results`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",
@@ -121,6 +121,41 @@ fn messages() {
         (
             "{\"policy\": {\"readonly\": true}}",
             "1:22: `policy.readonly`: unknown field, did you mean `readOnly`?",
+        ),
+        (
+            "{\"policy\": {\"readOnly\": \"yes\"}}",
+            "1:30: `policy.readOnly`: expected true, false or a list of server names (config \
+             `servers`)",
+        ),
+        (
+            "{\"policy\": {\"readOnly\": [\"github\"]}}",
+            "0:0: `policy.readOnly[0]`: \"github\" is not a server: a list of servers needs \
+             `servers`; with a single `upstream` write true or false",
+        ),
+        (
+            "{\"servers\": {\"github\": {\"command\": \"gh\"}}, \"policy\": {\"readOnly\": [\"gitlab\"]}}",
+            "0:0: `policy.readOnly[0]`: \"gitlab\" is not a server in `servers` (known: github)",
+        ),
+        (
+            "{\"servers\": {\"github\": {\"command\": \"gh\"}}, \"policy\": {\"readOnly\": [\"github\"]}}",
+            "ok",
+        ),
+        (
+            "{\"results\": {\"keepMinutes\": 0}}",
+            "0:0: `results.keepMinutes`: 0 is not a positive number of minutes",
+        ),
+        (
+            "{\"results\": {\"memoryMb\": -1}}",
+            "0:0: `results.memoryMb`: -1 is not a positive number of megabytes",
+        ),
+        (
+            "{\"results\": {\"maxTokens\": -5}}",
+            "1:28: `results.maxTokens`: expected a whole number from 0 to 4294967295, found \
+             integer `-5`",
+        ),
+        (
+            "{\"results\": {\"maxtokens\": 5}}",
+            "1:24: `results.maxtokens`: unknown field, did you mean `maxTokens`?",
         ),
         (
             "{\"pins\": []} x",

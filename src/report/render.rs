@@ -421,6 +421,14 @@ fn checks_lines(c: &crate::report::Checks) -> String {
             num(c.denied_by_policy)
         );
     }
+    if c.results_shaped > 0 {
+        let _ = writeln!(
+            out,
+            "  results shaped to fit results.maxTokens: {} call(s), {} of text cut",
+            num(c.results_shaped),
+            bytes(c.bytes_saved)
+        );
+    }
     out
 }
 

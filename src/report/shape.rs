@@ -37,6 +37,10 @@ pub struct Checks {
     pub invalid_args: u64,
     /// Calls in the window refused because the policy excludes the tool.
     pub denied_by_policy: u64,
+    /// Calls in the window whose result was shaped to fit `results.maxTokens`.
+    pub results_shaped: u64,
+    /// Bytes of text those results were spared (the results themselves are never stored).
+    pub bytes_saved: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -19,6 +19,7 @@ pub mod meta_tools;
 pub mod modern;
 pub mod progress;
 pub mod proxy;
+mod results_call;
 mod search_index;
 pub mod sse;
 pub mod status;

@@ -18,6 +18,7 @@ use crate::clock;
 use crate::config::Config;
 use crate::listed;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
+use crate::results::{PAGE_TOOL, Results};
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
     CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, split_meta, text_result,
@@ -65,6 +66,7 @@ pub struct Proxy {
     pub(crate) seq: AtomicU64,
     pub(crate) stateless: StatelessSessions,
     pub(crate) guard: Guard,
+    pub(crate) results: Arc<Results>,
 }
 
 impl Proxy {
@@ -77,6 +79,8 @@ impl Proxy {
     ) -> Arc<Proxy> {
         let start = crate::clock::now().unix_timestamp_nanos() / 1_000_000;
         let guard = Guard::new(&config);
+        let run_id = format!("{start:x}-{:x}", std::process::id());
+        let results = Arc::new(Results::new(&config.results, &run_id));
         Arc::new(Proxy {
             upstream,
             config: Arc::new(config),
@@ -85,10 +89,11 @@ impl Proxy {
             index: IndexCache::default(),
             semantic: SemanticState::default(),
             listing: Mutex::new(None),
-            run_id: format!("{start:x}-{:x}", std::process::id()),
+            run_id,
             seq: AtomicU64::new(0),
             stateless: StatelessSessions::default(),
             guard,
+            results,
         })
     }
 
@@ -274,6 +279,7 @@ impl Proxy {
         let (params, ctx) = split_meta(params, caller);
         match name.as_str() {
             SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
+            PAGE_TOOL => Ok(self.page(params.get("arguments").cloned()).await),
             CALL_TOOL => {
                 let input = input_fields(&params);
                 self.call_tool(params.get("arguments"), input, ctx, caller)
@@ -318,6 +324,9 @@ impl Proxy {
             Ok(a) => a,
             Err(e) => return Ok(text_result(e, true)),
         };
+        if name == PAGE_TOOL {
+            return Ok(self.page(Some(arguments)).await);
+        }
         let snap = self.upstream.catalog().await;
         let searchable = listed::searchable(&snap.catalog, &self.config);
         let real = match meta_tools::resolve(&searchable, name) {
@@ -369,6 +378,13 @@ impl Proxy {
             // Not a finished call: the round that completes it (the client's retry) is logged.
             return Ok(result?);
         }
+        let (result, bytes_saved) = match result {
+            Ok(r) if refused.is_none() => {
+                let (r, saved) = self.shape(r).await;
+                (Ok(r), saved)
+            }
+            other => (other, None),
+        };
         let status = match &result {
             Ok(_) if let Some(status) = refused => status,
             Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
@@ -385,6 +401,7 @@ impl Proxy {
                 via: via.to_string(),
                 status: Some(status),
                 ms: Some(ms),
+                bytes_saved: bytes_saved.map(|b| i64::try_from(b).unwrap_or(i64::MAX)),
                 client: caller.client.clone(),
                 client_call_id,
                 source_key: format!(

@@ -61,11 +61,14 @@ pub struct SearchRow {
     pub by_mode: Vec<(String, u64)>,
 }
 
-/// Calls in the window the proxy refused before sending them, by `error_kind`.
+/// Calls in the window the proxy refused before sending them, by `error_kind`, and the calls
+/// whose results it shaped (`calls.bytes_saved`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RefusedRow {
     pub invalid_args: u64,
     pub denied_by_policy: u64,
+    pub shaped: u64,
+    pub bytes_saved: u64,
 }
 
 /// One tool's fate in one promotion run, with the run's time.
@@ -212,6 +215,14 @@ impl Store {
                 _ => out.denied_by_policy = n,
             }
         }
+        let (shaped, saved): (i64, i64) = self.conn.query_row(
+            "SELECT COUNT(bytes_saved), COALESCE(SUM(bytes_saved), 0) FROM calls
+             WHERE ts >= ?1 AND ts <= ?2",
+            params![span.since, span.until],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+        out.shaped = u64::try_from(shaped).unwrap_or(0);
+        out.bytes_saved = u64::try_from(saved).unwrap_or(0);
         Ok(out)
     }
 

@@ -2,7 +2,8 @@
 //! behind the counting fixture (`support/counting_stdio.py`): a wrong-typed call, direct, through
 //! `call_tool` and over `--stdio`, is refused with the path and the tool's schema, the upstream
 //! receives nothing, the corrected call succeeds, and the `calls` row says `invalid_args`. A tool
-//! the `policy` excludes is not listed, searched or suggested, and a call to it is refused.
+//! the `policy` excludes is not listed, searched or suggested, and a call to it is refused;
+//! `policy.readOnly` naming one server of two limits only that server.
 
 use std::path::Path;
 
@@ -245,7 +246,8 @@ async fn a_denied_tool_is_not_listed_searched_suggested_or_run() {
         String::from_utf8(out.stdout).unwrap()
     };
     let v: Value = serde_json::from_str(&run(true)).unwrap();
-    let want = json!({"policyHidden": 2, "invalidArgs": 0, "deniedByPolicy": 2});
+    let want = json!({"policyHidden": 2, "invalidArgs": 0, "deniedByPolicy": 2,
+                      "resultsShaped": 0, "bytesSaved": 0});
     assert_eq!(v["checks"], want);
     let text = run(false);
     assert!(
@@ -277,4 +279,40 @@ async fn read_only_lists_and_runs_only_tools_annotated_read_only() {
     let received = std::fs::read_to_string(&log).unwrap();
     assert!(received.contains("tools/call echo"), "{received}");
     assert!(!received.contains(WRITER), "{received}");
+}
+
+/// `policy.readOnly` naming one of two servers: only that server's tools must be annotated
+/// read-only. Both servers are `support/big_stdio.py`, whose tools carry no annotations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_only_for_one_server_hides_only_its_unannotated_tools() {
+    let big = crate::support::root().join("tests/it/support/big_stdio.py");
+    let server = json!({"command": "python3", "args": [big]});
+    let config = json!({
+        "servers": {"strict": server, "loose": server},
+        "listing": "all",
+        "timeouts": {"listMs": 20000, "callMs": 20000, "catalogTtlMs": 60000},
+        "policy": {"readOnly": ["strict"]},
+    });
+    let mut mws = serve::start(&config, &[]);
+    let mut listed = serve::names(&post_modern(&mws.url, 1, "tools/list", json!({})).await);
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            "loose__big_array",
+            "loose__big_text",
+            "loose__one_mb",
+            "loose__small"
+        ]
+    );
+    let refused = call(&mws.url, "strict__small", json!({})).await;
+    assert_eq!(
+        text(&refused),
+        "strict__small may not be called: the policy in mws's config excludes it (config \
+         `policy.readOnly` names its server and the upstream does not annotate it readOnlyHint: \
+         true), so mws neither lists, searches nor runs it"
+    );
+    let ok = call(&mws.url, "loose__small", json!({})).await;
+    assert_eq!(text(&ok), "small answer", "{ok}");
+    mws.stop();
 }

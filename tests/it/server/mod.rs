@@ -8,6 +8,7 @@ mod http;
 mod legacy;
 mod meta;
 mod python;
+mod results;
 mod serve_cmd;
 mod sessions;
 mod status_page;

@@ -1,0 +1,116 @@
+//! Big tool results (docs/tools.md#big-results): a result over `results.maxTokens` is shaped
+//! (`shape.rs`) before it reaches the client, and what was cut is kept in memory (`store.rs`) for
+//! `results.keepMinutes`, under `results.memoryMb`, for the paging call `mws_result_page`
+//! (`page.rs`). Results are never written to disk or logged; only the count of bytes saved leaves
+//! this module. Must not do I/O.
+
+pub mod fit;
+pub mod page;
+pub mod shape;
+pub mod store;
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::config;
+use crate::report::tokens::{Tokenizer, TokenizerKind};
+pub use shape::PAGE_TOOL;
+
+/// The shaper and the store of one proxy.
+pub struct Results {
+    max_tokens: usize,
+    keep_minutes: f64,
+    cap: usize,
+    store: Mutex<store::Store>,
+    prefix: String,
+    seq: AtomicU64,
+}
+
+impl Results {
+    /// `run_id` names this process, so an id from an earlier run never finds a newer result.
+    pub fn new(config: &config::Results, run_id: &str) -> Results {
+        Results {
+            max_tokens: config.max_tokens as usize,
+            keep_minutes: config.keep_minutes,
+            cap: config.memory_bytes(),
+            store: Mutex::new(store::Store::new(config.memory_bytes(), config.keep())),
+            prefix: run_id.to_string(),
+            seq: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether a result of this many text bytes could need shaping (tokens never outnumber
+    /// bytes). False for every result when `maxTokens` is 0.
+    pub fn may_shape(&self, result: &Value) -> bool {
+        if self.max_tokens == 0 || !result.is_object() {
+            return false;
+        }
+        let text: usize = result
+            .get("content")
+            .and_then(Value::as_array)
+            .map_or(0, |items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.get("text").and_then(Value::as_str))
+                    .map(str::len)
+                    .sum()
+            });
+        let structured = result
+            .get("structuredContent")
+            .map_or(0, crate::mcp::json_len);
+        text + structured > self.max_tokens
+    }
+
+    /// `result` shaped to `maxTokens`, and the bytes saved (`None`: passed as it was). The cut
+    /// parts are kept for paging. Counting tokens is CPU work: call it off the async worker when
+    /// `may_shape` says yes.
+    pub fn shape(&self, result: Value, now: Instant) -> (Value, Option<usize>) {
+        // `shape::shape` checks the sizes itself (the proxy asked `may_shape` already).
+        if self.max_tokens == 0 || !result.is_object() {
+            return (result, None);
+        }
+        let tok = Tokenizer::load(TokenizerKind::O200k);
+        let count = |s: &str| tok.count(s);
+        let id = format!(
+            "{}-{}",
+            self.prefix,
+            self.seq.fetch_add(1, Ordering::Relaxed)
+        );
+        let names = shape::Names {
+            id: &id,
+            keep_minutes: self.keep_minutes,
+        };
+        let mut shaped = match shape::shape(result, self.max_tokens, &names, &count) {
+            Ok(s) => s,
+            Err(untouched) => return (untouched, None),
+        };
+        let pieces = std::mem::take(&mut shaped.pieces);
+        // A result larger than the whole store is not kept, and its markers say so.
+        let bytes = pieces.iter().map(store::Piece::bytes).sum::<usize>() + id.len();
+        if bytes > self.cap || !self.lock().put(id.clone(), pieces, now) {
+            shape::not_kept(&mut shaped.result);
+        }
+        (shaped.result, Some(shaped.saved_bytes))
+    }
+
+    /// The answer to `mws_result_page` with `args`.
+    pub fn page(&self, args: Option<&Value>, now: Instant) -> Value {
+        let tok = Tokenizer::load(TokenizerKind::O200k);
+        page::answer(args, self, now, &|s: &str| tok.count(s))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, store::Store> {
+        self.store.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Bytes the store holds now.
+    pub fn held_bytes(&self) -> usize {
+        self.lock().used_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,177 @@
+//! The store of shaped results' full text, in memory only (never on disk): each entry lives
+//! `results.keepMinutes`, and the whole store stays under `results.memoryMb`, the least recently
+//! used entry evicted first. A gone entry leaves a small tombstone so the paging call can say
+//! why it is gone. Time is a parameter (`now`, monotonic). Must not do I/O or log what it holds.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Tombstones kept of gone results, to tell "expired" and "evicted" from "never existed".
+/// Raising it remembers why more results are gone, at a few dozen bytes each.
+const TOMBSTONES: usize = 1024;
+
+/// What a shaped result keeps for paging: one entry per cut part.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    /// A text content item, whole.
+    Text(String),
+    /// A JSON array, each item as its compact JSON text.
+    Array(Vec<Box<str>>),
+}
+
+impl Piece {
+    /// Bytes it holds (the store's measure of memory).
+    pub fn bytes(&self) -> usize {
+        match self {
+            Piece::Text(t) => t.len(),
+            Piece::Array(items) => items
+                .iter()
+                .map(|i| i.len() + std::mem::size_of::<Box<str>>())
+                .sum(),
+        }
+    }
+}
+
+/// Why a result id finds nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gone {
+    Expired,
+    Evicted,
+    Unknown,
+}
+
+struct Entry {
+    pieces: Arc<Vec<Piece>>,
+    bytes: usize,
+    expires: Instant,
+    used: u64,
+}
+
+/// The kept results by id.
+pub struct Store {
+    entries: HashMap<String, Entry>,
+    gone: VecDeque<(String, Gone)>,
+    used_bytes: usize,
+    cap: usize,
+    keep: Duration,
+    tick: u64,
+}
+
+impl Store {
+    pub fn new(cap: usize, keep: Duration) -> Store {
+        Store {
+            entries: HashMap::new(),
+            gone: VecDeque::new(),
+            used_bytes: 0,
+            cap,
+            keep,
+            tick: 0,
+        }
+    }
+
+    /// Bytes held now.
+    pub fn used_bytes(&self) -> usize {
+        self.used_bytes
+    }
+
+    /// Keeps `pieces` under `id`, evicting the least recently used entries to stay under the
+    /// cap. False (nothing kept) when they alone are over the cap.
+    pub fn put(&mut self, id: String, pieces: Vec<Piece>, now: Instant) -> bool {
+        self.expire(now);
+        let bytes: usize = pieces.iter().map(Piece::bytes).sum::<usize>() + id.len();
+        if bytes > self.cap {
+            return false;
+        }
+        while self.used_bytes + bytes > self.cap {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            self.remove(&oldest, Gone::Evicted);
+        }
+        self.tick += 1;
+        self.used_bytes += bytes;
+        self.entries.insert(
+            id,
+            Entry {
+                pieces: Arc::new(pieces),
+                bytes,
+                expires: now + self.keep,
+                used: self.tick,
+            },
+        );
+        true
+    }
+
+    /// The pieces kept under `id` (marked used), or why there are none.
+    pub fn get(&mut self, id: &str, now: Instant) -> Result<Arc<Vec<Piece>>, Gone> {
+        self.expire(now);
+        self.tick += 1;
+        match self.entries.get_mut(id) {
+            Some(e) => {
+                e.used = self.tick;
+                Ok(e.pieces.clone())
+            }
+            None => Err(self
+                .gone
+                .iter()
+                .find(|(k, _)| k == id)
+                .map_or(Gone::Unknown, |(_, g)| *g)),
+        }
+    }
+
+    fn expire(&mut self, now: Instant) {
+        let old: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| e.expires <= now)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in old {
+            self.remove(&k, Gone::Expired);
+        }
+    }
+
+    fn remove(&mut self, id: &str, why: Gone) {
+        if let Some(e) = self.entries.remove(id) {
+            self.used_bytes -= e.bytes;
+            if self.gone.len() == TOMBSTONES {
+                self.gone.pop_front();
+            }
+            self.gone.push_back((id.to_string(), why));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(n: usize) -> Vec<Piece> {
+        vec![Piece::Text("x".repeat(n))]
+    }
+
+    #[test]
+    fn expiry_eviction_and_the_cap() {
+        let t0 = Instant::now();
+        let mut s = Store::new(1000, Duration::from_secs(60));
+        assert!(s.put("a".into(), text(400), t0));
+        assert!(s.put("b".into(), text(400), t0));
+        // `a` used last: `b` is the one evicted.
+        assert!(s.get("a", t0).is_ok());
+        assert!(s.put("c".into(), text(400), t0));
+        assert_eq!(s.get("b", t0).unwrap_err(), Gone::Evicted);
+        assert!(s.used_bytes() <= 1000);
+        assert!(!s.put("huge".into(), text(2000), t0));
+        assert_eq!(s.get("huge", t0).unwrap_err(), Gone::Unknown);
+        let later = t0 + Duration::from_secs(61);
+        assert_eq!(s.get("a", later).unwrap_err(), Gone::Expired);
+        assert_eq!(s.used_bytes(), 0);
+        assert_eq!(s.get("zzz", later).unwrap_err(), Gone::Unknown);
+    }
+}

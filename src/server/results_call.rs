@@ -1,0 +1,35 @@
+//! The proxy's side of big results (`crate::results`): a result shaped to `results.maxTokens`
+//! and the `mws_result_page` answer, both off the one worker, since counting tokens is CPU work.
+//! Must not keep or write a result anywhere but the in-memory store.
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::server::proxy::Proxy;
+
+impl Proxy {
+    /// The result shaped to `results.maxTokens` (`crate::results`), and the bytes saved. Counting
+    /// tokens is CPU work, so a result that may need it is shaped off the one worker.
+    pub(crate) async fn shape(&self, result: Value) -> (Value, Option<usize>) {
+        if !self.results.may_shape(&result) {
+            return (result, None);
+        }
+        let results = self.results.clone();
+        let now = Instant::now();
+        match tokio::task::spawn_blocking(move || results.shape(result, now)).await {
+            Ok(shaped) => shaped,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+
+    /// The answer to `mws_result_page`, off the one worker (it counts tokens, as `shape`).
+    pub(crate) async fn page(&self, args: Option<Value>) -> Value {
+        let results = self.results.clone();
+        let now = Instant::now();
+        match tokio::task::spawn_blocking(move || results.page(args.as_ref(), now)).await {
+            Ok(page) => page,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+}
