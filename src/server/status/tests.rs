@@ -35,6 +35,7 @@ fn call(n: usize, ts: &str, tool: &str, via: &str, ok: bool) -> Call {
             CallStatus::Error
         }),
         ms: Some(10 + n as i64),
+        ..Call::default()
     }
 }
 
