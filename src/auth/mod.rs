@@ -103,9 +103,40 @@ pub fn client() -> reqwest::Client {
 /// Seconds one discovery, registration or token request may take.
 const REQUEST_SECS: u64 = 30;
 
+/// An OAuth error body as a short line (`error: error_description`), or the first bytes of
+/// anything else. Never echoes a token: error bodies carry none.
+pub fn error_text(body: &str) -> String {
+    #[derive(Deserialize)]
+    struct E {
+        error: String,
+        error_description: Option<String>,
+    }
+    match serde_json::from_str::<E>(body) {
+        Ok(E {
+            error,
+            error_description: Some(d),
+        }) => format!("{error}: {d}"),
+        Ok(E { error, .. }) => error,
+        Err(_) => body.chars().take(120).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_bodies_become_one_line() {
+        assert_eq!(
+            error_text(r#"{"error":"invalid_grant","error_description":"expired"}"#),
+            "invalid_grant: expired"
+        );
+        assert_eq!(
+            error_text(r#"{"error":"invalid_client"}"#),
+            "invalid_client"
+        );
+        assert_eq!(error_text("<html>"), "<html>");
+    }
 
     #[test]
     fn scopes_are_joined_once_each() {

@@ -101,7 +101,7 @@ pub async fn client(
         return Err(AuthError::Registration(format!(
             "{endpoint} answered HTTP {}: {}",
             status.as_u16(),
-            super::token::error_text(&text)
+            super::error_text(&text)
         )));
     }
     #[derive(Deserialize)]

@@ -19,24 +19,6 @@ pub struct Granted {
     pub scope: Option<String>,
 }
 
-/// An OAuth error body as a short line (`error: error_description`), or the first bytes of
-/// anything else. Never echoes a token: error bodies carry none.
-pub fn error_text(body: &str) -> String {
-    #[derive(Deserialize)]
-    struct E {
-        error: String,
-        error_description: Option<String>,
-    }
-    match serde_json::from_str::<E>(body) {
-        Ok(E {
-            error,
-            error_description: Some(d),
-        }) => format!("{error}: {d}"),
-        Ok(E { error, .. }) => error,
-        Err(_) => body.chars().take(120).collect(),
-    }
-}
-
 /// `application/x-www-form-urlencoded` of one value (RFC 6749 §2.3.1 encodes basic credentials
 /// this way before base64).
 fn form(s: &str) -> String {
@@ -92,7 +74,7 @@ pub async fn request(
             Some(status),
             AuthError::Token(format!(
                 "{endpoint} answered HTTP {status}: {}",
-                error_text(&text)
+                super::error_text(&text)
             )),
         ));
     }
@@ -153,23 +135,5 @@ pub async fn refresh(
         Ok(g) => Ok(g),
         Err((Some(400 | 401), AuthError::Token(why))) => Err(AuthError::RefreshRefused(why)),
         Err((_, e)) => Err(e),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn error_bodies_become_one_line() {
-        assert_eq!(
-            error_text(r#"{"error":"invalid_grant","error_description":"expired"}"#),
-            "invalid_grant: expired"
-        );
-        assert_eq!(
-            error_text(r#"{"error":"invalid_client"}"#),
-            "invalid_client"
-        );
-        assert_eq!(error_text("<html>"), "<html>");
     }
 }

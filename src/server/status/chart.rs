@@ -4,8 +4,7 @@
 
 use std::fmt::Write;
 
-use super::Day;
-use super::page::esc;
+use super::{Day, esc};
 
 /// The drawing area, in SVG user units; the SVG scales to the page width.
 const WIDTH: f64 = 600.0;

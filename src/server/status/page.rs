@@ -5,27 +5,8 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use super::{Status, WINDOW_DAYS, chart};
+use super::{Status, WINDOW_DAYS, chart, esc};
 use crate::report::UpstreamInfo;
-
-/// Text made safe for HTML element content and quoted attribute values.
-pub fn esc(s: &str) -> Cow<'_, str> {
-    if !s.contains(['&', '<', '>', '"', '\'']) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 16);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
-}
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:64rem;\
 padding:.75rem;color:#222;background:#fff}h1{font-size:1.3rem;margin:.2rem 0}\

@@ -221,8 +221,8 @@ fn daily_figures_folded_in_row_by_row_equal_a_fresh_count() {
 
 #[test]
 fn escaping() {
-    assert_eq!(page::esc("plain"), "plain");
-    assert_eq!(page::esc("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+    assert_eq!(super::esc("plain"), "plain");
+    assert_eq!(super::esc("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
 }
 
 #[test]
