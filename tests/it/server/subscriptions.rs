@@ -119,6 +119,28 @@ impl Events {
     }
 }
 
+/// A 2026-07-28 `subscriptions/listen` (request `id`) asking for `notifications`, as an open
+/// stream.
+async fn listen(url: &str, id: i64, notifications: Value) -> Events {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "notifications": notifications,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "subs-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let resp = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    Events::new(resp)
+}
+
 /// A legacy (2025-11-25) session over plain HTTP, and its `initialize` response.
 async fn legacy(url: &str) -> (LegacyClient, Value) {
     let s = LegacyClient::open(url, "subs-test", json!({})).await;
@@ -226,25 +248,9 @@ async fn a_legacy_session_gets_the_updates_it_subscribed_to_until_it_unsubscribe
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_2026_listen_with_resource_subscriptions_gets_updates_tagged_with_its_id() {
     let (_fixture, mws) = start();
-    let body = json!({"jsonrpc": "2.0", "id": 41, "method": "subscriptions/listen", "params": {
-        "notifications": {"resourceSubscriptions": [WATCHED]},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "subs-test", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}}}});
     // The listen reflects what the upstream offers, known once mws has negotiated.
     let _ = post_modern(&mws.url, 1, "tools/list", json!({})).await;
-    let resp = reqwest::Client::new()
-        .post(&mws.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "subscriptions/listen")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let mut events = Events::new(resp);
+    let mut events = listen(&mws.url, 41, json!({"resourceSubscriptions": [WATCHED]})).await;
     let ack = events.next(Duration::from_secs(10)).await.unwrap();
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(
@@ -418,23 +424,8 @@ async fn prompt_list_changes_reach_legacy_streams_and_listens_that_asked() {
         "{init}"
     );
     let mut get = Events::new(legacy_session.stream().await);
-    let body = json!({"jsonrpc": "2.0", "id": 42, "method": "subscriptions/listen", "params": {
-        "notifications": {"promptsListChanged": true, "resourcesListChanged": true},
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "subs-test", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let resp = reqwest::Client::new()
-        .post(&mws.url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "subscriptions/listen")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let mut listen = Events::new(resp);
+    let asked = json!({"promptsListChanged": true, "resourcesListChanged": true});
+    let mut listen = listen(&mws.url, 42, asked).await;
     let ack = listen.next(Duration::from_secs(10)).await.unwrap();
     assert_eq!(
         ack["params"]["notifications"],
