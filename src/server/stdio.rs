@@ -86,7 +86,11 @@ where
                 };
                 let wants = |u: &str| subs.is_subscribed(&sid, u);
                 let note = subscriptions::updated_for(&msg, &wants, None).or_else(|| {
-                    // A prompts/resources list change, for a client that initialized.
+                    // A prompts/resources list change, for a client that initialized; the
+                    // upstream's status is read only for one (not for every progress message).
+                    if !subscriptions::is_list_change(&msg) {
+                        return None;
+                    }
                     let lists = subscriptions::lists(up.as_ref());
                     let methods: Vec<&str> = lists.iter().map(|(_, m)| *m).collect();
                     subscriptions::list_changed_for(&msg, &methods, None)

@@ -47,6 +47,14 @@ pub fn lists(upstream: &dyn Upstream) -> Vec<(&'static str, &'static str)> {
         .collect()
 }
 
+/// Is `msg` an upstream's prompts or resources `list_changed`?
+pub fn is_list_change(msg: &Value) -> bool {
+    matches!(
+        msg.get("method").and_then(Value::as_str),
+        Some("notifications/prompts/list_changed" | "notifications/resources/list_changed")
+    )
+}
+
 /// The list_changed to send for an upstream's notification `msg` when a stream takes `methods`,
 /// tagged with the stream's subscription id (`tag`, a listen stream).
 pub fn list_changed_for(msg: &Value, methods: &[&str], tag: Option<&Value>) -> Option<Value> {
