@@ -238,20 +238,27 @@ fn write_tools(path: &Path, tools: &Value) {
     std::fs::write(path, tools.to_string()).unwrap();
 }
 
-/// Waits for the stderr line saying the tool vectors are ready, and returns it.
-fn vectors_ready(served: &support::serve::Served) -> String {
+/// Waits for a stderr line saying the tool vectors are ready that ends with `counts`. A restart
+/// first serves the stored catalog and says so, then says it again for the catalog the server
+/// lists now when that differs, so the line awaited is the one with the counts expected.
+fn vectors_ready(served: &support::serve::Served, counts: &str) {
     let deadline = Instant::now() + READY_TIMEOUT;
     loop {
-        if let Some(l) = served
+        let lines: Vec<String> = served
             .stderr
             .lock()
             .unwrap()
             .iter()
-            .find(|l| l.contains("search: vectors of"))
-        {
-            return l.clone();
+            .filter(|l| l.contains("search: vectors of 3 tools ready"))
+            .cloned()
+            .collect();
+        if lines.iter().any(|l| l.ends_with(counts)) {
+            return;
         }
-        assert!(Instant::now() < deadline, "tool vectors never ready");
+        assert!(
+            Instant::now() < deadline,
+            "no line ending {counts}: {lines:?}"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -280,12 +287,7 @@ fn serve_caches_tool_vectors_across_restarts() {
     let dir = tempfile::tempdir().unwrap();
     let keep = dir.path().to_path_buf();
     let mut served = support::serve::start_in(dir, &cfg, &[]);
-    let line = vectors_ready(&served);
-    assert!(
-        line.contains("vectors of 3 tools ready")
-            && line.ends_with("(0 from state.db, 3 embedded)"),
-        "{line}"
-    );
+    vectors_ready(&served, "(0 from state.db, 3 embedded)");
     // search_tools now embeds the query (one more request of one text) and ranks by both.
     let reply = tokio::runtime::Runtime::new().unwrap().block_on(async {
         let c = support::wire::LegacyClient::open(&served.url, "test", json!({})).await;
@@ -301,8 +303,7 @@ fn serve_caches_tool_vectors_across_restarts() {
     assert_eq!(dir.path(), keep);
 
     let mut served = support::serve::start_in(dir, &cfg, &[]);
-    let line = vectors_ready(&served);
-    assert!(line.ends_with("(3 from state.db, 0 embedded)"), "{line}");
+    vectors_ready(&served, "(3 from state.db, 0 embedded)");
     served.stop();
     // Both runs together sent the catalog once.
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "3\n1\n");
@@ -313,8 +314,7 @@ fn serve_caches_tool_vectors_across_restarts() {
     );
     write_tools(&tools_file, &tools);
     let mut served = support::serve::start_in(served.dir, &cfg, &[]);
-    let line = vectors_ready(&served);
-    assert!(line.ends_with("(2 from state.db, 1 embedded)"), "{line}");
+    vectors_ready(&served, "(2 from state.db, 1 embedded)");
     served.stop();
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "3\n1\n1\n");
 }
