@@ -98,6 +98,7 @@ fn bench(c: &mut Criterion) {
                 before: &before,
                 usage: &usage,
                 catalog: None,
+                team: &[],
             });
             black_box(out.listing.len())
         })

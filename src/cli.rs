@@ -185,6 +185,10 @@ pub struct ReportArgs {
     /// Tokenizer for token counts: o200k (default) or cl100k.
     #[arg(long, default_value = "o200k")]
     pub tokenizer: String,
+    /// The team's figures from the team database (`store.postgres`): per member, the tools the
+    /// team uses and nobody uses, and what the team's listings cost.
+    #[arg(long)]
+    pub team: bool,
 }
 
 #[derive(Debug, Args)]

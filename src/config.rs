@@ -15,6 +15,7 @@ mod results;
 mod safety;
 pub mod search;
 pub mod servers;
+pub mod store;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
@@ -72,6 +73,11 @@ pub struct Config {
     /// Big tool results: shaped over `results.maxTokens`, kept in memory for paging.
     #[serde(deserialize_with = "checked::object")]
     pub results: Results,
+    /// The team's shared history (docs/teams.md); `None`: this machine's state.db only.
+    #[serde(deserialize_with = "checked::object")]
+    pub store: store::Store,
+    /// Whose history this is in a team database; `None`: the OS login name.
+    pub user: Option<String>,
 }
 
 /// The listing mode (docs/working-set.md#what-is-listed).
@@ -134,6 +140,9 @@ pub struct Promote {
     pub pin_decay_days: u32,
     /// When `mws serve` runs ingest + promote by itself (`promote::schedule`).
     pub schedule: crate::promote::schedule::Schedule,
+    /// Team priors: list a tool that at least this many teammates used successfully within
+    /// `windowDays` (needs `store.postgres`); 0 is off.
+    pub team: u32,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -205,6 +214,7 @@ impl Default for Promote {
             keep_days: 60,
             pin_decay_days: 90,
             schedule: crate::promote::schedule::DEFAULT,
+            team: 0,
         }
     }
 }
@@ -241,6 +251,8 @@ impl Default for Config {
             policy: Policy::default(),
             search: search::Search::default(),
             results: Results::default(),
+            store: store::Store::default(),
+            user: None,
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod port;
 pub mod safety;
 pub mod semantic;
 pub mod servers;
+pub mod team;
 pub mod upstream;
 
 use std::fmt::Write as _;
@@ -41,7 +42,8 @@ impl Status {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
     /// `config`, `state dir`, `database`, `permissions`, `upstream` (or one `server` per server),
-    /// `transcripts`, `search` (only with `search.semantic`), `port`.
+    /// `transcripts`, `search` (only with `search.semantic`), `team` (only with a team
+    /// database), `port`.
     pub name: &'static str,
     pub status: Status,
     /// One line: what was found.
@@ -128,6 +130,7 @@ pub fn diagnose(flag: Option<&Path>, now: OffsetDateTime) -> Diagnosis {
         }
         list.extend(checks::transcripts(&config, &config_path, now));
         list.extend(semantic::check(&config));
+        list.extend(team::check(&config));
         list.push(port::check(&config, &config_path));
     } else {
         list.push(Check::warn(

@@ -25,6 +25,7 @@ pub mod search;
 pub mod server;
 pub mod setup;
 pub mod store;
+pub mod team;
 pub mod term;
 pub mod upstream;
 pub mod whatif;

@@ -9,8 +9,12 @@
 //!    within `pinDecayDays` (**pinned**), else it decays;
 //! 4. a tool with successful calls in ≥ `minSessions` distinct sessions and ≥ `minCalls`
 //!    successful calls within `windowDays` is **promoted** (or **kept** if it was listed);
-//! 5. a tool that was listed stays (**kept**) while its last success is within `keepDays`, and
-//!    is **demoted** after; everything else is **unchanged** (not listed).
+//! 5. a tool that was listed stays (**kept**) while its last success is within `keepDays`;
+//! 6. with a team database and `promote.team` = N > 0, a tool in the catalog that at least N
+//!    teammates used successfully within `windowDays` is **promoted** (or **kept**): the team
+//!    prior, so that a new member starts with the team's working set;
+//! 7. a listed tool that none of the above keeps is **demoted**; everything else is
+//!    **unchanged** (not listed).
 //!
 //! Only successful calls count. Listing order is append-only: a tool keeps its place while it
 //! stays listed; newly listed tools go at the end, config pins first in config order, then the
@@ -49,6 +53,8 @@ pub enum Why {
     Promoted,
     Pin,
     PinFile,
+    /// Listed because teammates use it (`promote.team`), not yet by this user's own calls.
+    Team,
 }
 
 impl Why {
@@ -57,12 +63,14 @@ impl Why {
             Why::Promoted => "promoted",
             Why::Pin => "pin",
             Why::PinFile => "pin-file",
+            Why::Team => "team",
         }
     }
     pub fn parse(s: &str) -> Why {
         match s {
             "pin" => Why::Pin,
             "pin-file" => Why::PinFile,
+            "team" => Why::Team,
             _ => Why::Promoted,
         }
     }
@@ -142,6 +150,9 @@ pub struct Inputs<'a> {
     pub usage: &'a [Usage],
     /// Names the upstream lists; `None` when no catalog was available (nothing is dropped).
     pub catalog: Option<&'a HashSet<String>>,
+    /// Tools teammates used successfully within the window, with how many teammates did
+    /// (`team::queries::team_priors`); empty without a team database.
+    pub team: &'a [(String, u32)],
 }
 
 /// The decision table (listed tools first, in listing order) and the new working set.
@@ -176,6 +187,12 @@ pub fn decide(i: &Inputs) -> Outcome {
     names.extend(before.keys());
     names.extend(i.pins.iter().map(String::as_str));
     names.extend(declared.keys());
+    let team: HashMap<&str, u32> = i.team.iter().map(|(t, n)| (t.as_str(), *n)).collect();
+    // A teammate's tool this user's servers do not offer is no news: left out of the table.
+    names.extend(
+        team.keys()
+            .filter(|t| i.catalog.is_none_or(|c| c.contains(**t))),
+    );
 
     let none = Usage::default();
     let mut decisions = Vec::new();
@@ -192,7 +209,9 @@ pub fn decide(i: &Inputs) -> Outcome {
         });
         let promote = u.sessions >= r.min_sessions && u.calls >= r.min_calls && u.calls > 0;
         let kept = was && last.is_some_and(|l| l >= keep.as_str());
-        let wanted = pinned || pin_file.is_some_and(|(_, fresh)| fresh) || promote || kept;
+        let teammates = team.get(name).copied().unwrap_or(0);
+        let prior = r.team > 0 && teammates >= r.team;
+        let wanted = pinned || pin_file.is_some_and(|(_, fresh)| fresh) || promote || kept || prior;
         let figures = format!(
             "{} session(s), {} successful call(s) in {}d (needs {} and {})",
             u.sessions, u.calls, r.window_days, r.min_sessions, r.min_calls
@@ -216,6 +235,13 @@ pub fn decide(i: &Inputs) -> Outcome {
         } else if kept {
             let d = format!("a successful call within keepDays ({}d)", r.keep_days);
             (true, Action::Kept, Some(Why::Promoted), d)
+        } else if prior {
+            let action = if was { Action::Kept } else { Action::Promoted };
+            let d = format!(
+                "team prior: {teammates} teammate(s) used it in {}d (promote.team: {})",
+                r.window_days, r.team
+            );
+            (true, action, Some(Why::Team), d)
         } else if was {
             let unpinned = before.get(name).is_some_and(|l| l.why == Why::Pin);
             let d = match pin_file {

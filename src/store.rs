@@ -14,6 +14,7 @@ pub mod promote;
 pub mod report;
 pub mod serve;
 pub mod status;
+pub mod team;
 pub mod vectors;
 pub mod whatif;
 

@@ -386,6 +386,7 @@ pub fn replay(history: &History, settings: &[Setting], world: &mut World) -> Vec
                     before: &st.listing,
                     usage: &usage,
                     catalog: world.catalog,
+                    team: &[],
                 });
                 let changed = out.listing.len() != st.listing.len()
                     || out

@@ -42,7 +42,8 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     let (catalog, source) = reality_catalog(&config);
     let now_t = clock::now();
     let now = clock::fmt(now_t);
-    let (outcome, declared_seen) = decide_now(&config, &store, catalog.as_ref(), now_t)?;
+    let (outcome, declared_seen) =
+        decide_now(&config, &store, catalog.as_ref(), now_t, !args.dry_run)?;
 
     if outcome.decisions.is_empty() {
         eprintln!(
@@ -79,13 +80,15 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
 }
 
 /// One promotion as `mws promote` and `mws serve`'s schedule run it: front-matter pins scanned
-/// (warnings on stderr), the store's sums, `promote::decide`. Returns the outcome and the pins
-/// seen, for `write`.
+/// (warnings on stderr), the sums (from the team database when there is one, after shipping
+/// what waits unless `ship` is false; else, or when it does not answer, from state.db),
+/// `promote::decide`. Returns the outcome and the pins seen, for `write`.
 pub fn decide_now(
     config: &Config,
     store: &Store,
     catalog: Option<&Catalog>,
     now_t: time::OffsetDateTime,
+    ship: bool,
 ) -> anyhow::Result<(Outcome, Vec<(String, String)>)> {
     let (declared_seen, warnings) = pin_files::scan(&config.pin_files);
     for w in warnings {
@@ -96,7 +99,19 @@ pub fn decide_now(
     let mut also: Vec<&str> = before.iter().map(|l| l.tool.as_str()).collect();
     also.extend(config.pins.iter().map(String::as_str));
     also.extend(declared_seen.iter().map(|(t, _)| t.as_str()));
-    let usage = store.usage(&promote::cutoff(now_t, config.promote.window_days), &also)?;
+    let window = promote::cutoff(now_t, config.promote.window_days);
+    let (usage, team) = match crate::team::for_promotion(config, store, &window, &also, ship) {
+        Ok(Some(t)) => (t.usage, t.priors),
+        Ok(None) => (store.usage(&window, &also)?, Vec::new()),
+        Err(e) => {
+            eprintln!(
+                "mws promote: warning: {}; promoting from this machine's history only, without \
+                 team priors",
+                Safe(&e.0)
+            );
+            (store.usage(&window, &also)?, Vec::new())
+        }
+    };
     let declared = store.declared(&declared_seen, &now)?;
     let names: Option<HashSet<String>> = catalog.map(|c| c.names().map(str::to_string).collect());
     let outcome = promote::decide(&Inputs {
@@ -107,6 +122,7 @@ pub fn decide_now(
         before: &before,
         usage: &usage,
         catalog: names.as_ref(),
+        team: &team,
     });
     Ok((outcome, declared_seen))
 }
@@ -225,7 +241,7 @@ fn export(o: &Outcome, now: &str) -> String {
     let pins: Vec<&str> = o
         .listing
         .iter()
-        .filter(|l| l.why != Why::Promoted)
+        .filter(|l| matches!(l.why, Why::Pin | Why::PinFile))
         .map(|l| l.tool.as_str())
         .collect();
     let v = json!({"generatedAt": now, "tools": tools, "pins": pins});

@@ -41,7 +41,16 @@ pub fn run(config: Option<&Path>, args: ReportArgs) -> CmdResult {
         &window,
         &Tokenizer::load(kind),
     )?;
-    let out = if args.json {
+    let out = if args.team {
+        let team = team_report(config, &store, &report, &p.catalog, now, &window)?;
+        if args.json {
+            let mut s = crate::term::json_pretty(&team)?;
+            s.push('\n');
+            s
+        } else {
+            crate::team::report::text(&team)
+        }
+    } else if args.json {
         json(&report)
     } else {
         let tty = std::io::stdout().is_terminal();
@@ -52,6 +61,44 @@ pub fn run(config: Option<&Path>, args: ReportArgs) -> CmdResult {
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
     Ok(0)
+}
+
+/// `mws report --team`: ships what waits, then reads the team's rows for the window.
+fn team_report(
+    config: &Config,
+    store: &Store,
+    personal: &Report,
+    catalog: &Catalog,
+    now: OffsetDateTime,
+    window: &Window,
+) -> anyhow::Result<crate::team::report::TeamReport> {
+    use crate::team::ship::{Shipper, pg_text};
+    let Some(shipper) = Shipper::of(config)? else {
+        return Err(UsageError(
+            "--team reads the team database: set store.postgres in the config (docs/teams.md)"
+                .into(),
+        )
+        .into());
+    };
+    let mut client = None;
+    shipper.ship_pending(store, &mut client)?;
+    let mut client = client.map_or_else(|| shipper.target.connect(), Ok)?;
+    let span = window.span(now);
+    let label = &shipper.target.label;
+    let rows = crate::team::queries::team_rows(&mut client, &span.since, &span.until)
+        .map_err(|e| anyhow::anyhow!("team database {label}: {}", pg_text(&e)))?;
+    Ok(crate::team::report::compute(
+        rows,
+        crate::team::report::Inputs {
+            database: label,
+            window: &window.label,
+            since: &span.since,
+            until: &span.until,
+            catalog: catalog.names().map(str::to_string).collect(),
+            catalog_tokens: personal.sizes.upstream.tokens as u64,
+            listed_tokens: personal.sizes.listed.tokens as u64,
+        },
+    ))
 }
 
 /// The report as pretty JSON with a trailing newline; names stay inert on a terminal.

@@ -81,6 +81,15 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
         let mut store = crate::store::Store::open(&db)?;
         super::adopt_history(&config, &mut store, "mws")?;
     }
+    // A team database (docs/teams.md): its URL is checked now, its answers are not waited for;
+    // calls wait in state.db until it takes them.
+    if let Some(shipper) = crate::team::ship::Shipper::of(&config)? {
+        eprintln!(
+            "mws: shipping calls to the team database {} as {:?}",
+            shipper.target.label, shipper.user
+        );
+        shipper.spawn(db.clone());
+    }
     let upstream = crate::upstream::connect(&config);
     let log = LogSink::spawn(&db);
     let working_set = server::working_set::watch(&db);
@@ -159,7 +168,8 @@ async fn promote_on_schedule(
             let now_t = crate::clock::now();
             let now = crate::clock::fmt(now_t);
             let catalog = catalog.as_deref();
-            let (outcome, declared) = super::promote::decide_now(&config, &store, catalog, now_t)?;
+            let (outcome, declared) =
+                super::promote::decide_now(&config, &store, catalog, now_t, true)?;
             super::promote::write(
                 &config, &mut store, &outcome, &declared, catalog, source, &now,
             )?;

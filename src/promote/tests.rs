@@ -106,6 +106,7 @@ fn run(c: &Case) -> Outcome {
         before: &before,
         usage: &usage,
         catalog: catalog.as_ref(),
+        team: &[],
     })
 }
 
@@ -286,6 +287,7 @@ fn listing_order_is_append_only_and_reasons_read_well() {
         before: &before,
         usage: &usage,
         catalog: None,
+        team: &[],
     });
     let names: Vec<&str> = out.listing.iter().map(|l| l.tool.as_str()).collect();
     assert_eq!(names, ["mid", "zeta", "pin2", "pin1", "alpha"]);
@@ -311,4 +313,75 @@ fn listing_order_is_append_only_and_reasons_read_well() {
             "old true->false demoted: no successful call within keepDays (60d)",
         ]
     );
+}
+
+/// `promote.team`: a catalog tool enough teammates use is listed for a member who never called
+/// it, kept while they still do; fewer teammates, another catalog's tool, or `team: 0` list
+/// nothing.
+#[test]
+fn team_priors_list_what_enough_teammates_use() {
+    let catalog: HashSet<String> = ["a", "b", "d"].map(String::from).into();
+    let team = [
+        ("a".to_string(), 3),
+        ("b".to_string(), 1),
+        ("d".to_string(), 2),
+        ("x".to_string(), 5),
+    ];
+    let before = [Listed {
+        tool: "d".into(),
+        why: Why::Team,
+        since: ago(10.0),
+    }];
+    let run = |team_rule: u32| {
+        let rules = Promote {
+            team: team_rule,
+            ..Promote::default()
+        };
+        decide(&Inputs {
+            now: now(),
+            rules: &rules,
+            pins: &[],
+            declared: &[],
+            before: &before,
+            usage: &[],
+            catalog: Some(&catalog),
+            team: &team,
+        })
+    };
+    let out = run(2);
+    let listed: Vec<(&str, Why)> = out
+        .listing
+        .iter()
+        .map(|l| (l.tool.as_str(), l.why))
+        .collect();
+    assert_eq!(listed, [("d", Why::Team), ("a", Why::Team)]);
+    let rows: Vec<(&str, Action, String)> = out
+        .decisions
+        .iter()
+        .map(|d| (d.tool.as_str(), d.action, d.reason()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (
+                "d",
+                Kept,
+                "kept: team prior: 2 teammate(s) used it in 30d (promote.team: 2)".into()
+            ),
+            (
+                "a",
+                Promoted,
+                "promoted: team prior: 3 teammate(s) used it in 30d (promote.team: 2)".into()
+            ),
+            (
+                "b",
+                Unchanged,
+                "unchanged: 0 session(s), 0 successful call(s) in 30d (needs 2 and 1)".into()
+            ),
+        ]
+    );
+    let off = run(0);
+    assert!(off.listing.is_empty(), "{:?}", off.listing);
+    let d = off.decisions.iter().find(|d| d.tool == "d").unwrap();
+    assert_eq!(d.action, Demoted);
 }

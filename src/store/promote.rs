@@ -10,17 +10,47 @@ use super::{Store, StoreError};
 use crate::catalog::Catalog;
 use crate::promote::{Action, Declared, Listed, Outcome, Usage, Why};
 
-/// Sums successful calls per tool within the window, counting distinct sessions. Only calls at
-/// or after `window` are read, through the `calls_ts` index.
-const USAGE_SQL: &str = "
-SELECT tool,
+/// Sums successful calls per tool within the window (`$1`), counting distinct sessions, over
+/// `from`: `calls` here, one member's rows on a team's PostgreSQL (`team::queries`). The same text
+/// runs on both engines. Only calls at or after the window are read, through the usage index.
+pub fn usage_sql(from: &str) -> String {
+    format!(
+        "SELECT tool,
        COUNT(DISTINCT CASE WHEN ok = 1 THEN session_id END) AS sessions,
-       SUM(ok = 1)                                        AS calls,
-       SUM(ok = 0)                                        AS failed,
-       MAX(CASE WHEN ok = 1 THEN ts END)                  AS last_success
-FROM calls
-WHERE ts >= ?1
-GROUP BY tool";
+       SUM(CASE WHEN ok = 1 THEN 1 ELSE 0 END)             AS calls,
+       SUM(CASE WHEN ok = 0 THEN 1 ELSE 0 END)             AS failed,
+       MAX(CASE WHEN ok = 1 THEN ts END)                   AS last_success
+FROM {from}
+WHERE ts >= $1
+GROUP BY tool"
+    )
+}
+
+/// Completes the window's sums (`out`) with the all-time last success (`last` reads one tool's)
+/// of tools whose calls in the window all failed, and of `also` (listed tools without calls).
+pub fn with_last_success<E>(
+    mut out: Vec<Usage>,
+    also: &[&str],
+    mut last: impl FnMut(&str) -> Result<Option<String>, E>,
+) -> Result<Vec<Usage>, E> {
+    let known: std::collections::HashSet<String> = out.iter().map(|u| u.tool.clone()).collect();
+    for u in out.iter_mut().filter(|u| u.last_success.is_none()) {
+        u.last_success = last(&u.tool)?;
+    }
+    for name in also {
+        if known.contains(*name) {
+            continue;
+        }
+        if let Some(l) = last(name)? {
+            out.push(Usage {
+                tool: name.to_string(),
+                last_success: Some(l),
+                ..Usage::default()
+            });
+        }
+    }
+    Ok(out)
+}
 
 /// One real promotion run, ready to be written.
 pub struct PromotionRecord<'a> {
@@ -39,8 +69,8 @@ impl Store {
     /// Usage of every tool called since `window`, plus the all-time last success of `also` (and
     /// of tools whose calls in the window all failed).
     pub fn usage(&self, window: &str, also: &[&str]) -> Result<Vec<Usage>, StoreError> {
-        let mut stmt = self.conn.prepare_cached(USAGE_SQL)?;
-        let mut out: Vec<Usage> = stmt
+        let mut stmt = self.conn.prepare_cached(&usage_sql("calls"))?;
+        let out: Vec<Usage> = stmt
             .query_map([window], |r| {
                 Ok(Usage {
                     tool: r.get(0)?,
@@ -51,31 +81,12 @@ impl Store {
                 })
             })?
             .collect::<Result<_, _>>()?;
-        let index: HashMap<String, usize> = out
-            .iter()
-            .enumerate()
-            .map(|(i, u)| (u.tool.clone(), i))
-            .collect();
         let mut last = self
             .conn
             .prepare_cached("SELECT MAX(ts) FROM calls WHERE tool = ?1 AND ok = 1")?;
-        for u in out.iter_mut().filter(|u| u.last_success.is_none()) {
-            u.last_success = last.query_row([&u.tool], |r| r.get(0))?;
-        }
-        for name in also {
-            if index.contains_key(*name) {
-                continue;
-            }
-            let l: Option<String> = last.query_row([name], |r| r.get(0))?;
-            if l.is_some() {
-                out.push(Usage {
-                    tool: name.to_string(),
-                    last_success: l,
-                    ..Usage::default()
-                });
-            }
-        }
-        Ok(out)
+        Ok(with_last_success(out, also, |t| {
+            last.query_row([t], |r| r.get(0))
+        })?)
     }
 
     /// The working set in listing order.

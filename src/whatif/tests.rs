@@ -101,6 +101,7 @@ fn promote_now(store: &mut Store, config: &Config, now: OffsetDateTime) {
         before: &before,
         usage: &usage,
         catalog: None,
+        team: &[],
     });
     let now = crate::clock::fmt(now);
     let rec = PromotionRecord {

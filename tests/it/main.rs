@@ -25,6 +25,7 @@ mod semantic;
 mod setup;
 mod setup_apply;
 mod support;
+mod team;
 mod tidy;
 mod upstream;
 mod whatif;

@@ -6,6 +6,7 @@
 pub mod clients;
 pub mod fake_http;
 pub mod peers;
+pub mod postgres;
 pub mod rmcp_upstream;
 pub mod serve;
 pub mod wire;

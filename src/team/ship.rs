@@ -1,0 +1,156 @@
+//! Shipping this machine's calls to the team database: the rows of `calls` it does not have yet
+//! (the spool, in state.db, so it survives restarts) go in `calls.id` order, in batches, each in
+//! one transaction, and the spool's mark moves only after the database committed; a batch sent
+//! again after a crash is skipped there by source key. `mws serve` ships in a thread of its own,
+//! off every call's path; `mws promote` ships what waits before it reads the history.
+
+use std::time::Duration;
+
+use postgres::Client;
+
+use super::{Target, TeamError, queries};
+use crate::clock;
+use crate::store::Store;
+
+/// Rows per transaction. Raising it means fewer round trips but a longer transaction when the
+/// database has been away and a backlog waits.
+pub const BATCH_ROWS: usize = 2_000;
+
+/// How often `mws serve` looks for new rows while the database answers.
+pub const IDLE: Duration = Duration::from_secs(1);
+
+/// Longest wait between attempts while the database does not answer (doubling from `IDLE`).
+pub const MAX_RETRY: Duration = Duration::from_secs(30);
+
+/// Who ships and where: the database, the user the rows belong to, and the spool's bound.
+#[derive(Clone)]
+pub struct Shipper {
+    pub target: Target,
+    pub user: String,
+    pub in_team_figures: bool,
+    pub spool_max_rows: u64,
+}
+
+impl Shipper {
+    /// The config's shipper, if it names a team database.
+    pub fn of(config: &crate::config::Config) -> Result<Option<Shipper>, TeamError> {
+        Ok(Target::of(config)?.map(|target| Shipper {
+            target,
+            user: super::user(config),
+            in_team_figures: config.store.in_team_figures,
+            spool_max_rows: config.store.spool_max_rows,
+        }))
+    }
+
+    /// Ships everything waiting, connecting first if `client` is `None`. Returns how many rows
+    /// arrived new. On failure the rows stay in the spool, the failure is recorded there, and
+    /// `client` is dropped so that the next attempt reconnects.
+    pub fn ship_pending(
+        &self,
+        store: &Store,
+        client: &mut Option<Client>,
+    ) -> Result<u64, TeamError> {
+        let label = &self.target.label;
+        let store_err = |e: crate::store::StoreError| TeamError(format!("state.db: {e}"));
+        let given_up = store
+            .give_up_oldest(label, self.spool_max_rows)
+            .map_err(store_err)?;
+        if given_up > 0 {
+            tracing::error!(
+                "team database {label}: more than store.spoolMaxRows ({}) calls waited for it; \
+                 the oldest {given_up} were given up: they stay in this machine's state.db, the \
+                 team database will not have them",
+                self.spool_max_rows
+            );
+        }
+        let result = self.ship_all(store, client);
+        if let Err(e) = &result {
+            *client = None;
+            let _ = store.ship_failed(label, &e.0, &clock::fmt(clock::now()));
+        }
+        result
+    }
+
+    fn ship_all(&self, store: &Store, client: &mut Option<Client>) -> Result<u64, TeamError> {
+        let label = &self.target.label;
+        let mut new = 0;
+        loop {
+            let (rows, sessions) = store
+                .unshipped(label, BATCH_ROWS)
+                .map_err(|e| TeamError(format!("state.db: {e}")))?;
+            let Some(last) = rows.last().map(|r| r.id) else {
+                return Ok(new);
+            };
+            if client.is_none() {
+                *client = Some(self.target.connect()?);
+            }
+            let c = client.as_mut().expect("connected above");
+            let now = clock::fmt(clock::now());
+            new += queries::ship(c, &self.user, self.in_team_figures, &now, &rows, &sessions)
+                .map_err(|e| TeamError(format!("team database {label}: {}", pg_text(&e))))?;
+            store
+                .mark_shipped(label, last, &now)
+                .map_err(|e| TeamError(format!("state.db: {e}")))?;
+        }
+    }
+
+    /// Ships for as long as the process lives, in a thread of its own: every `IDLE` while the
+    /// database answers, backing off to `MAX_RETRY` while it does not. Says when shipping
+    /// stops working and when it works again, not at every attempt.
+    pub fn spawn(self, db: std::path::PathBuf) {
+        let run = move || {
+            let mut client = None;
+            let mut store: Option<Store> = None;
+            let mut wait = IDLE;
+            let mut failing = false;
+            loop {
+                if store.is_none() {
+                    store = Store::open(&db)
+                        .and_then(|s| s.trim_for_serving().map(|()| s))
+                        .inspect_err(|e| tracing::warn!("team shipping: state.db: {e}"))
+                        .ok();
+                }
+                let outcome = match &store {
+                    Some(s) => self.ship_pending(s, &mut client),
+                    None => Err(TeamError("state.db could not be opened".into())),
+                };
+                match outcome {
+                    Ok(_) => {
+                        if failing {
+                            tracing::info!(
+                                "team database {}: shipping calls again",
+                                self.target.label
+                            );
+                        }
+                        failing = false;
+                        wait = IDLE;
+                    }
+                    Err(e) => {
+                        if !failing {
+                            tracing::warn!(
+                                "{e}; calls wait in this machine's state.db and are sent when it \
+                                 answers (`mws doctor` shows the spool)"
+                            );
+                        }
+                        failing = true;
+                        wait = (wait * 2).min(MAX_RETRY);
+                    }
+                }
+                std::thread::sleep(wait);
+            }
+        };
+        std::thread::Builder::new()
+            .name("mws-team-shipper".into())
+            .spawn(run)
+            .expect("spawn the team shipper thread");
+    }
+}
+
+/// A PostgreSQL error in one line, with the server's own message where there is one.
+pub fn pg_text(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => db.message().to_string(),
+        // Display already carries the cause ("error connecting to server: Connection refused").
+        None => e.to_string(),
+    }
+}
