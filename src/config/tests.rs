@@ -60,7 +60,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `validation`, `policy`, `search`, `results`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `validation`, `policy`, `search`, `results`, `store`, `user`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",
@@ -201,6 +201,14 @@ fn checked_values() {
             "1:13: `upstream`: expected an object, found an array",
         ),
         ("\u{feff}{\"pins\": [\"a\"]}".into(), "ok"),
+        (
+            "{\"store\": {\"postgres\": \"mysql://u:pw@127.0.0.1/db\"}}".into(),
+            "1:51: `store.postgres`: expected a postgres:// URL, found a mysql:// one",
+        ),
+        (
+            "{\"store\": {\"postgres\": \"postgres://u@127.0.0.1/db\"}, \"user\": \"ada\"}".into(),
+            "ok",
+        ),
         (
             "{\"stateDir\": \"\"}".into(),
             "1:16: `stateDir`: expected a directory path, found an empty string",

@@ -131,7 +131,8 @@ impl Target {
             expand_text(url, lookup).map_err(|e| TeamError(format!("store.postgres: {e}")))?;
         let mut config: postgres::Config = url.parse().map_err(|e: postgres::Error| {
             TeamError(format!(
-                "store.postgres is not a PostgreSQL URL mws can read: {e}"
+                "store.postgres is not a PostgreSQL URL mws can read: {}",
+                ship::pg_text(&e)
             ))
         })?;
         config.connect_timeout(CONNECT_TIMEOUT);

@@ -81,13 +81,27 @@ impl Shipper {
             let Some(last) = rows.last().map(|r| r.id) else {
                 return Ok(new);
             };
-            if client.is_none() {
+            let now = clock::fmt(clock::now());
+            let fresh = client.is_none();
+            if fresh {
                 *client = Some(self.target.connect()?);
             }
-            let c = client.as_mut().expect("connected above");
-            let now = clock::fmt(clock::now());
-            new += queries::ship(c, &self.user, self.in_team_figures, &now, &rows, &sessions)
-                .map_err(|e| TeamError(format!("team database {label}: {}", pg_text(&e))))?;
+            let mut sent = queries::ship(
+                client.as_mut().expect("connected above"),
+                &self.user,
+                self.in_team_figures,
+                &now,
+                &rows,
+                &sessions,
+            );
+            // A kept connection the server or the network dropped since the last batch: one
+            // new connection, one more try, before the rows wait for the next attempt.
+            if sent.is_err() && !fresh {
+                let c = client.insert(self.target.connect()?);
+                sent = queries::ship(c, &self.user, self.in_team_figures, &now, &rows, &sessions);
+            }
+            new +=
+                sent.map_err(|e| TeamError(format!("team database {label}: {}", pg_text(&e))))?;
             store
                 .mark_shipped(label, last, &now)
                 .map_err(|e| TeamError(format!("state.db: {e}")))?;
@@ -150,7 +164,15 @@ impl Shipper {
 pub fn pg_text(e: &postgres::Error) -> String {
     match e.as_db_error() {
         Some(db) => db.message().to_string(),
-        // Display already carries the cause ("error connecting to server: Connection refused").
-        None => e.to_string(),
+        // Display names the kind only ("error connecting to server"); the cause is the source.
+        None => {
+            let mut text = e.to_string();
+            let mut src = std::error::Error::source(e);
+            while let Some(s) = src {
+                text = format!("{text}: {s}");
+                src = s.source();
+            }
+            text
+        }
     }
 }

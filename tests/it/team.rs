@@ -270,6 +270,22 @@ fn a_stopped_server_keeps_rows_in_the_spool_and_a_full_spool_gives_up_the_oldest
         .unwrap()
         .get(0);
     assert_eq!(rows, 700);
+    // The connection dropped under the shipper (as a network or a pooler does): the next batch
+    // goes over a new one, at the first attempt.
+    pg.sql(
+        "postgres",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'mws'",
+    );
+    let last: Vec<LogEvent> = history(5, 50, "bo")
+        .into_iter()
+        .map(|mut c| {
+            c.source_key = format!("{}:last", c.source_key);
+            LogEvent::Call(c)
+        })
+        .collect();
+    store.write_log(&last).unwrap();
+    assert!(client.is_some());
+    assert_eq!(bo.ship_pending(&store, &mut client).unwrap(), 50);
 }
 
 /// The config of one member's `mws serve` on the built-in demo upstream.
