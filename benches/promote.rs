@@ -2,9 +2,12 @@
 //! `mws promote` runs them, on a generated history (2,000 tools with a skewed popularity, 20,000
 //! sessions over 90 days, 10% failures). Prints criterion's timing.
 
+mod common;
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use common::Rng;
 use criterion::{Criterion, criterion_group, criterion_main};
 use mws::call::{Call, Status};
 use mws::config::Promote;
@@ -16,17 +19,6 @@ const ROWS: usize = 1_000_000;
 const TOOLS: u64 = 2_000;
 const SESSIONS: u64 = 20_000;
 const DAYS: i64 = 90;
-
-/// A small deterministic generator (xorshift64*), so every run benchmarks the same history.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
 
 fn build(store: &Store, now: time::OffsetDateTime) {
     let started = Instant::now();

@@ -23,6 +23,7 @@ mod common;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use common::Rng;
 use mws::call::{Call, Status};
 use mws::store::team::{ShipRow, ShipSession};
 use mws::store::{Store, log::insert_call};
@@ -43,17 +44,6 @@ const WRITER_ROWS: usize = 25_000;
 /// Calls per `mws serve` per round, and rounds.
 const CALLS: usize = 500;
 const ROUNDS: usize = 4;
-
-/// xorshift64*, so every run benchmarks the same history.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
 
 /// Call `n` of the history: (user, row).
 fn row(rng: &mut Rng, n: usize, now: time::OffsetDateTime) -> (usize, ShipRow) {

@@ -1,4 +1,4 @@
-//! Shared by the whole-process benchmarks (`proxy`, `serve_startup`): a generated catalog, a
+//! Shared by the benchmarks: a deterministic generator, a generated catalog, a
 //! fast loopback Streamable HTTP upstream (2026-07-28, plain JSON replies, nothing recorded), the
 //! real `mws serve` binary as a child process (killed on drop), its RSS, and percentiles.
 //! Loopback only.
@@ -13,6 +13,18 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+
+/// A small deterministic generator (xorshift64*), so every run benchmarks the same history.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
 
 /// Protocol version the benchmark clients speak.
 pub const V: &str = "2026-07-28";

@@ -612,17 +612,7 @@ fn a_new_member_starts_with_the_team_working_set_and_the_team_report_adds_up() {
         (per - k["listedPerSession"].as_u64().unwrap()) * 12
     );
     // `mws doctor` names the database, the user and the spool.
-    let out = mws()
-        .args(["--config", path.to_str().unwrap(), "doctor", "--json"])
-        .output()
-        .unwrap();
-    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let team = d["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "team")
-        .unwrap_or_else(|| panic!("no team check: {d}"));
+    let team = doctor_team_check(&path);
     assert_eq!(team["status"], "ok", "{team}");
     assert_eq!(
         team["summary"],
@@ -639,17 +629,7 @@ fn a_new_member_starts_with_the_team_working_set_and_the_team_report_adds_up() {
         "{team}"
     );
     pg.stop_server();
-    let out = mws()
-        .args(["--config", path.to_str().unwrap(), "doctor", "--json"])
-        .output()
-        .unwrap();
-    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let team = d["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "team")
-        .unwrap();
+    let team = doctor_team_check(&path);
     assert_eq!(team["status"], "warn", "{team}");
     assert!(
         team["summary"]
@@ -676,6 +656,22 @@ fn a_new_member_starts_with_the_team_working_set_and_the_team_report_adds_up() {
         text.contains("Not counted (store.inTeamFigures: false): eve"),
         "{text}"
     );
+}
+
+/// The `team` check of `mws doctor --json` with the config at `path`.
+fn doctor_team_check(path: &std::path::Path) -> Value {
+    let out = mws()
+        .args(["--config", path.to_str().unwrap(), "doctor", "--json"])
+        .output()
+        .unwrap();
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    d["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "team")
+        .unwrap_or_else(|| panic!("no team check: {d}"))
+        .clone()
 }
 
 /// `--team` without a team database says what to set.
