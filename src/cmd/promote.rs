@@ -100,7 +100,8 @@ pub fn decide_now(
     also.extend(config.pins.iter().map(String::as_str));
     also.extend(declared_seen.iter().map(|(t, _)| t.as_str()));
     let window = promote::cutoff(now_t, config.promote.window_days);
-    let (usage, team) = match crate::team::for_promotion(config, store, &window, &also, ship) {
+    let (usage, team) = match crate::team::ship::for_promotion(config, store, &window, &also, ship)
+    {
         Ok(Some(t)) => (t.usage, t.priors),
         Ok(None) => (store.usage(&window, &also)?, Vec::new()),
         Err(e) => {

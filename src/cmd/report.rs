@@ -72,7 +72,8 @@ fn team_report(
     now: OffsetDateTime,
     window: &Window,
 ) -> anyhow::Result<crate::team::report::TeamReport> {
-    use crate::team::ship::{Shipper, pg_text};
+    use crate::team::pg_text;
+    use crate::team::ship::Shipper;
     let Some(shipper) = Shipper::of(config)? else {
         return Err(UsageError(
             "--team reads the team database: set store.postgres in the config (docs/teams.md)"

@@ -6,7 +6,7 @@
 use super::Check;
 use crate::config::Config;
 use crate::store::Store;
-use crate::team::{Target, schema_version, ship::pg_text, user};
+use crate::team::{Target, pg_text, schema_version, user};
 
 /// The `team` check, or `None` without a team database.
 pub fn check(config: &Config) -> Option<Check> {

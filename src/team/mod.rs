@@ -60,44 +60,6 @@ pub fn user(config: &Config) -> String {
     format!("uid-{}", unsafe { libc::geteuid() })
 }
 
-/// What promotion reads from the team database: this user's usage over every machine they use
-/// and the team priors (empty while `promote.team` is 0).
-pub struct ForPromotion {
-    pub usage: Vec<crate::promote::Usage>,
-    pub priors: Vec<(String, u32)>,
-}
-
-/// Ships what waits (unless `ship` is false: a dry run), then reads this user's usage since
-/// `window` and the team priors. `Ok(None)`: no team database.
-pub fn for_promotion(
-    config: &Config,
-    store: &crate::store::Store,
-    window: &str,
-    also: &[&str],
-    ship: bool,
-) -> Result<Option<ForPromotion>, TeamError> {
-    let Some(shipper) = ship::Shipper::of(config)? else {
-        return Ok(None);
-    };
-    let mut client = None;
-    if ship {
-        shipper.ship_pending(store, &mut client)?;
-    }
-    let mut client = match client {
-        Some(c) => c,
-        None => shipper.target.connect()?,
-    };
-    let label = &shipper.target.label;
-    let fail =
-        |e: postgres::Error| TeamError(format!("team database {label}: {}", ship::pg_text(&e)));
-    let usage = queries::usage(&mut client, &shipper.user, window, also).map_err(fail)?;
-    let priors = match config.promote.team {
-        0 => Vec::new(),
-        n => queries::team_priors(&mut client, &shipper.user, window, n).map_err(fail)?,
-    };
-    Ok(Some(ForPromotion { usage, priors }))
-}
-
 /// What went wrong reaching or preparing the team database, in the user's words. Never holds
 /// the URL or a password.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -132,7 +94,7 @@ impl Target {
         let mut config: postgres::Config = url.parse().map_err(|e: postgres::Error| {
             TeamError(format!(
                 "store.postgres is not a PostgreSQL URL mws can read: {}",
-                ship::pg_text(&e)
+                pg_text(&e)
             ))
         })?;
         config.connect_timeout(CONNECT_TIMEOUT);
@@ -220,10 +182,24 @@ fn connect_error(c: &postgres::Config, label: &str, e: &postgres::Error) -> Stri
         };
         return format!("team database {label}: {what}");
     }
-    format!(
-        "cannot reach the team database {label}: {}",
-        ship::pg_text(e)
-    )
+    format!("cannot reach the team database {label}: {}", pg_text(e))
+}
+
+/// A PostgreSQL error in one line, with the server's own message where there is one.
+pub fn pg_text(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => db.message().to_string(),
+        // Display names the kind only ("error connecting to server"); the cause is the source.
+        None => {
+            let mut text = e.to_string();
+            let mut src = std::error::Error::source(e);
+            while let Some(s) = src {
+                text = format!("{text}: {s}");
+                src = s.source();
+            }
+            text
+        }
+    }
 }
 
 /// The schema version the database's mws tables are at; `None`: no mws tables yet.
@@ -275,7 +251,7 @@ fn migrate(client: &mut Client, label: &str) -> Result<(), TeamError> {
             let mut src = std::error::Error::source(&e);
             while let Some(s) = src {
                 if let Some(pg) = s.downcast_ref::<postgres::Error>() {
-                    text = ship::pg_text(pg);
+                    text = pg_text(pg);
                     break;
                 }
                 src = s.source();

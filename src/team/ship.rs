@@ -2,13 +2,13 @@
 //! (the spool, in state.db, so it survives restarts) go in `calls.id` order, in batches, each in
 //! one transaction, and the spool's mark moves only after the database committed; a batch sent
 //! again after a crash is skipped there by source key. `mws serve` ships in a thread of its own,
-//! off every call's path; `mws promote` ships what waits before it reads the history.
+//! off every call's path; `mws promote` ships what waits before it reads the history (`for_promotion`).
 
 use std::time::Duration;
 
 use postgres::Client;
 
-use super::{Target, TeamError, queries};
+use super::{Target, TeamError, pg_text, queries};
 use crate::clock;
 use crate::store::Store;
 
@@ -160,19 +160,39 @@ impl Shipper {
     }
 }
 
-/// A PostgreSQL error in one line, with the server's own message where there is one.
-pub fn pg_text(e: &postgres::Error) -> String {
-    match e.as_db_error() {
-        Some(db) => db.message().to_string(),
-        // Display names the kind only ("error connecting to server"); the cause is the source.
-        None => {
-            let mut text = e.to_string();
-            let mut src = std::error::Error::source(e);
-            while let Some(s) = src {
-                text = format!("{text}: {s}");
-                src = s.source();
-            }
-            text
-        }
+/// What promotion reads from the team database: this user's usage over every machine they use
+/// and the team priors (empty while `promote.team` is 0).
+pub struct ForPromotion {
+    pub usage: Vec<crate::promote::Usage>,
+    pub priors: Vec<(String, u32)>,
+}
+
+/// Ships what waits (unless `ship` is false: a dry run), then reads this user's usage since
+/// `window` and the team priors. `Ok(None)`: no team database.
+pub fn for_promotion(
+    config: &crate::config::Config,
+    store: &crate::store::Store,
+    window: &str,
+    also: &[&str],
+    ship: bool,
+) -> Result<Option<ForPromotion>, TeamError> {
+    let Some(shipper) = Shipper::of(config)? else {
+        return Ok(None);
+    };
+    let mut client = None;
+    if ship {
+        shipper.ship_pending(store, &mut client)?;
     }
+    let mut client = match client {
+        Some(c) => c,
+        None => shipper.target.connect()?,
+    };
+    let label = &shipper.target.label;
+    let fail = |e: postgres::Error| TeamError(format!("team database {label}: {}", pg_text(&e)));
+    let usage = queries::usage(&mut client, &shipper.user, window, also).map_err(fail)?;
+    let priors = match config.promote.team {
+        0 => Vec::new(),
+        n => queries::team_priors(&mut client, &shipper.user, window, n).map_err(fail)?,
+    };
+    Ok(Some(ForPromotion { usage, priors }))
 }
