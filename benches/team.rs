@@ -5,7 +5,8 @@
 //!
 //! - promotion's usage SQL: over the whole history in one state.db (SQLite), and over one user's
 //!   rows of the team database (PostgreSQL, what `mws promote` reads with `store.postgres`);
-//!   team priors and the team report's figures over every member's rows (targets: 2 s, 3 s);
+//!   what-if's history read oldest first, on both; team priors and the team report's figures
+//!   over every member's rows (targets: 2 s for promotion, 3 s for report and what-if);
 //! - the writer: 8 shippers at once, each from its own state.db, into one database (target:
 //!   5,000 rows/s);
 //! - the proxy's latency per call with and without a team database (the write is off the call
@@ -173,6 +174,16 @@ fn main() {
                 .len(),
         );
     });
+    let sqlite_whatif = mean(|| {
+        let mut n = 0usize;
+        store.whatif_scan_calls(|_, _, _, _| n += 1).unwrap();
+        black_box(n);
+    });
+    let pg_whatif = mean(|| {
+        let mut n = 0usize;
+        queries::scan_calls(&mut client, "user-07", |_, _, _, _| n += 1).unwrap();
+        black_box(n);
+    });
     let pg_report = mean(|| {
         black_box(
             queries::team_rows(&mut client, &since, &until)
@@ -239,6 +250,15 @@ fn main() {
     println!(
         "| team priors (promote.team: 3) | PostgreSQL | {ROWS} | {} |",
         s(pg_priors)
+    );
+    println!(
+        "| what-if's history, oldest first | SQLite, one state.db | {ROWS} | {} |",
+        s(sqlite_whatif)
+    );
+    println!(
+        "| what-if's history, one member | PostgreSQL | {} of {ROWS} | {} |",
+        ROWS / USERS,
+        s(pg_whatif)
     );
     println!(
         "| team report figures (30d) | PostgreSQL | {ROWS} | {} |",

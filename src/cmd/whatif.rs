@@ -94,11 +94,27 @@ pub fn gather(
     let span = window.span(now);
     let mut b = HistoryBuilder::new(&span.since, &span.until);
     let mut skipped = 0u64;
-    store.whatif_scan_calls(|ts, tool, session, ok| {
+    let mut add = |b: &mut HistoryBuilder, ts: &str, tool: &str, session: &str, ok: bool| {
         if !b.add(ts, tool, session, ok) {
             skipped += 1;
         }
-    })?;
+    };
+    // With a team database, the history promotion reads: this user's calls on every machine.
+    let team = crate::team::ship::scan_for_whatif(config, store, |ts, tool, session, ok| {
+        add(&mut b, ts, tool, session, ok)
+    });
+    let from_team = team.unwrap_or_else(|e| {
+        eprintln!(
+            "mws what-if: warning: {}; replaying this machine's history only",
+            crate::term::Safe(&e.0)
+        );
+        false
+    });
+    if !from_team {
+        // Whatever a failed read of the team database added is dropped.
+        b = HistoryBuilder::new(&span.since, &span.until);
+        store.whatif_scan_calls(|ts, tool, session, ok| add(&mut b, ts, tool, session, ok))?;
+    }
     if skipped > 0 {
         tracing::warn!("what-if: {skipped} call(s) with an unreadable time skipped");
     }

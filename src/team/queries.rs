@@ -211,3 +211,21 @@ pub fn team_rows(
         excluded,
     })
 }
+
+/// Hands each of `user`'s calls to `f` as `(ts, tool, session_id, ok)`, oldest first, streamed
+/// (the rows are not collected first): `mws what-if`'s history from the team database.
+pub fn scan_calls(
+    client: &mut Client,
+    user: &str,
+    mut f: impl FnMut(&str, &str, &str, bool),
+) -> Result<(), postgres::Error> {
+    use postgres::fallible_iterator::FallibleIterator;
+    let mut rows = client.query_raw(
+        "SELECT ts, tool, session_id, ok FROM calls WHERE user_name = $1 ORDER BY ts",
+        [user],
+    )?;
+    while let Some(r) = rows.next()? {
+        f(r.get(0), r.get(1), r.get(2), r.get::<_, i32>(3) != 0);
+    }
+    Ok(())
+}

@@ -196,3 +196,27 @@ pub fn for_promotion(
     };
     Ok(Some(ForPromotion { usage, priors }))
 }
+
+/// Hands `f` this user's calls oldest first for `mws what-if`: from the team database when there
+/// is one and it answers (after shipping what waits), so that what-if replays the history
+/// promotion reads; `Ok(false)`: no team database, read state.db instead.
+pub fn scan_for_whatif(
+    config: &crate::config::Config,
+    store: &Store,
+    f: impl FnMut(&str, &str, &str, bool),
+) -> Result<bool, TeamError> {
+    let Some(shipper) = Shipper::of(config)? else {
+        return Ok(false);
+    };
+    let mut client = None;
+    shipper.ship_pending(store, &mut client)?;
+    let mut client = client.map_or_else(|| shipper.target.connect(), Ok)?;
+    queries::scan_calls(&mut client, &shipper.user, f).map_err(|e| {
+        TeamError(format!(
+            "team database {}: {}",
+            shipper.target.label,
+            pg_text(&e)
+        ))
+    })?;
+    Ok(true)
+}
