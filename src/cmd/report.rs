@@ -135,7 +135,20 @@ pub fn gather(
         &span,
     );
     let mut agg = report::aggregate::Aggregate::new(&intervals);
-    store.report_scan_calls(&span, |c| agg.add(c))?;
+    // With a team database, this user's calls on every machine (what promotion learns from).
+    let team = crate::team::ship::scan_for_report(config, store, &span, |c| agg.add(c));
+    let from_team = team.unwrap_or_else(|e| {
+        eprintln!(
+            "mws report: warning: {}; reporting this machine's calls only",
+            crate::term::Safe(&e.0)
+        );
+        false
+    });
+    if !from_team {
+        // Whatever a failed read of the team database added is dropped.
+        agg = report::aggregate::Aggregate::new(&intervals);
+        store.report_scan_calls(&span, |c| agg.add(c))?;
+    }
     let scan = agg.finish();
     let mut wanted: HashSet<&str> = scan.tools.iter().map(|u| u.tool.as_str()).collect();
     wanted.extend(names.iter().map(String::as_str));

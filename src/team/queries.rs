@@ -229,3 +229,31 @@ pub fn scan_calls(
     }
     Ok(())
 }
+
+/// Hands each of `user`'s calls in `[since, until]` to `f` as the personal report reads them
+/// (`Store::report_scan_calls`, over this user's rows on every machine), streamed.
+pub fn report_scan_calls(
+    client: &mut Client,
+    user: &str,
+    since: &str,
+    until: &str,
+    mut f: impl FnMut(&crate::store::report::CallRef<'_>),
+) -> Result<(), postgres::Error> {
+    use postgres::fallible_iterator::FallibleIterator;
+    let mut rows = client.query_raw(
+        "SELECT ts, tool, session_id, client, via, ok FROM calls
+         WHERE user_name = $1 AND ts >= $2 AND ts <= $3",
+        [user, since, until],
+    )?;
+    while let Some(r) = rows.next()? {
+        f(&crate::store::report::CallRef {
+            ts: r.get(0),
+            tool: r.get(1),
+            session_id: r.get(2),
+            client: r.get(3),
+            via: r.get(4),
+            ok: r.get::<_, i32>(5) != 0,
+        });
+    }
+    Ok(())
+}

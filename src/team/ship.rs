@@ -197,6 +197,45 @@ pub fn for_promotion(
     Ok(Some(ForPromotion { usage, priors }))
 }
 
+/// Connects for a command that reads this user's history (`mws report`, `mws what-if`) after
+/// shipping what waits; `Ok(None)`: no team database.
+fn read_after_shipping(
+    config: &crate::config::Config,
+    store: &Store,
+) -> Result<Option<(Shipper, Client)>, TeamError> {
+    let Some(shipper) = Shipper::of(config)? else {
+        return Ok(None);
+    };
+    let mut client = None;
+    shipper.ship_pending(store, &mut client)?;
+    let client = client.map_or_else(|| shipper.target.connect(), Ok)?;
+    Ok(Some((shipper, client)))
+}
+
+/// Hands `f` this user's calls in `[since, until]` for `mws report`: from the team database when
+/// there is one and it answers (every machine of this user's), after shipping what waits;
+/// `Ok(false)`: no team database, read state.db instead.
+pub fn scan_for_report(
+    config: &crate::config::Config,
+    store: &Store,
+    span: &crate::store::report::Span,
+    f: impl FnMut(&crate::store::report::CallRef<'_>),
+) -> Result<bool, TeamError> {
+    let Some((shipper, mut client)) = read_after_shipping(config, store)? else {
+        return Ok(false);
+    };
+    queries::report_scan_calls(&mut client, &shipper.user, &span.since, &span.until, f).map_err(
+        |e| {
+            TeamError(format!(
+                "team database {}: {}",
+                shipper.target.label,
+                pg_text(&e)
+            ))
+        },
+    )?;
+    Ok(true)
+}
+
 /// Hands `f` this user's calls oldest first for `mws what-if`: from the team database when there
 /// is one and it answers (after shipping what waits), so that what-if replays the history
 /// promotion reads; `Ok(false)`: no team database, read state.db instead.
@@ -205,12 +244,9 @@ pub fn scan_for_whatif(
     store: &Store,
     f: impl FnMut(&str, &str, &str, bool),
 ) -> Result<bool, TeamError> {
-    let Some(shipper) = Shipper::of(config)? else {
+    let Some((shipper, mut client)) = read_after_shipping(config, store)? else {
         return Ok(false);
     };
-    let mut client = None;
-    shipper.ship_pending(store, &mut client)?;
-    let mut client = client.map_or_else(|| shipper.target.connect(), Ok)?;
     queries::scan_calls(&mut client, &shipper.user, f).map_err(|e| {
         TeamError(format!(
             "team database {}: {}",

@@ -97,7 +97,8 @@ fn sorted(mut u: Vec<Usage>) -> Vec<Usage> {
 }
 
 /// The same history on SQLite and on PostgreSQL: the same usage sums (the one promotion SQL on
-/// both engines), the same working set, the same history for what-if, the same report figures; shipping twice, even after
+/// both engines), the same working set, the same history for what-if, the same report figures
+/// and working-set hits; shipping twice, even after
 /// the spool's mark is lost, stores each row once.
 #[test]
 fn both_engines_give_the_same_sums_working_sets_and_figures() {
@@ -163,6 +164,38 @@ fn both_engines_give_the_same_sums_working_sets_and_figures() {
     shared.sort();
     assert_eq!(local.len(), 3_000);
     assert_eq!(local, shared);
+
+    // The personal report's scan over either engine: the same usage, clients, sessions and
+    // working-set hits (tool_00 to tool_04 listed since 20 days ago, tool_05 until 10 days ago).
+    let span = mws::store::report::Span {
+        since: mws::clock::fmt(now() - time::Duration::days(30)),
+        until: NOW.to_string(),
+    };
+    let day = |d: i64| mws::clock::fmt(now() - time::Duration::days(d));
+    let mut intervals: Vec<mws::store::report::Interval> = (0..5)
+        .map(|t| mws::store::report::Interval {
+            tool: format!("tool_{t:02}"),
+            from: day(20),
+            to: None,
+        })
+        .collect();
+    intervals.push(mws::store::report::Interval {
+        tool: "tool_05".into(),
+        from: day(40),
+        to: Some(day(10)),
+    });
+    let mut a = mws::report::aggregate::Aggregate::new(&intervals);
+    store.report_scan_calls(&span, |c| a.add(c)).unwrap();
+    let mut b = mws::report::aggregate::Aggregate::new(&intervals);
+    queries::report_scan_calls(&mut client, "ada", &span.since, &span.until, |c| b.add(c)).unwrap();
+    let (a, b) = (a.finish(), b.finish());
+    assert!(
+        a.hits > 100 && a.sessions == 40,
+        "{} hits, {} sessions",
+        a.hits,
+        a.sessions
+    );
+    assert_eq!(a, b);
 
     // The report's figures for the last 7 days, by hand on SQLite and from the team database.
     let since = mws::clock::fmt(now() - time::Duration::days(7));
