@@ -19,6 +19,8 @@ pub struct Store {
     pub spool_max_rows: u64,
     /// `false` keeps this user out of every team figure (priors and `mws report --team`).
     pub in_team_figures: bool,
+    /// PEM certificates to trust for the database's TLS certificate, beside the system's.
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 impl Default for Store {
@@ -27,6 +29,7 @@ impl Default for Store {
             postgres: None,
             spool_max_rows: DEFAULT_SPOOL_MAX_ROWS,
             in_team_figures: true,
+            ca_file: None,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! A team's shared usage history on PostgreSQL (docs/teams.md): connecting (the URL checked, a
-//! password from `${VAR}`, loopback or a Unix socket only), the schema (its own migrations in
+//! password from `${VAR}`, plain on loopback or a Unix socket, TLS with a checked certificate
+//! anywhere else), the schema (its own migrations in
 //! `migrations-postgres/`, under an advisory lock so that many members' first connections do not
 //! race), and every error worded for the user. The SQL is in `queries`; shipping this machine's
 //! calls is `ship`. Never prints the URL (it may carry a password).
@@ -8,9 +9,10 @@ pub mod queries;
 pub mod report;
 pub mod ship;
 
+use std::path::PathBuf;
 use std::time::Duration;
 
-use postgres::config::Host;
+use postgres::config::{Host, SslMode};
 use postgres::error::SqlState;
 use postgres::{Client, NoTls};
 
@@ -72,6 +74,10 @@ pub struct TeamError(pub String);
 pub struct Target {
     config: postgres::Config,
     pub label: String,
+    /// `sslmode=require`: TLS, the server's certificate checked against the system's roots and
+    /// `ca_file`.
+    tls: bool,
+    ca_file: Option<PathBuf>,
 }
 
 /// The label only: the settings hold the password.
@@ -85,7 +91,8 @@ impl std::fmt::Debug for Target {
 
 impl Target {
     /// Expands `${VAR}` (`lookup` reads a variable) and checks the URL: it parses, and it reaches
-    /// PostgreSQL on this machine (loopback or a Unix socket), since mws speaks to it without TLS.
+    /// PostgreSQL either on this machine (loopback or a Unix socket) or over TLS
+    /// (`sslmode=require`), so that no password crosses a network in the clear.
     pub fn parse(url: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Target, TeamError> {
         crate::config::store::check_scheme(url)
             .map_err(|e| TeamError(format!("store.postgres: {e}")))?;
@@ -107,25 +114,45 @@ impl Target {
                     .into(),
             ));
         }
-        for h in hosts {
-            if let Host::Tcp(name) = h
-                && !is_loopback(name)
-            {
-                return Err(TeamError(format!(
-                    "store.postgres: {name} is not on this machine, and mws speaks to PostgreSQL \
-                     without TLS: reach it through a tunnel on loopback (ssh -L \
-                     5432:{name}:5432 ...) and write postgres://...@127.0.0.1/..."
-                )));
+        let tls = config.get_ssl_mode() == SslMode::Require;
+        if !tls {
+            for h in hosts {
+                if let Host::Tcp(name) = h
+                    && !is_loopback(name)
+                {
+                    return Err(TeamError(format!(
+                        "store.postgres: {name} is not on this machine: add ?sslmode=require to \
+                         the URL, so that mws speaks TLS to it and checks its certificate \
+                         (store.caFile for a private CA), or reach it through a tunnel on \
+                         loopback"
+                    )));
+                }
             }
+            // On this machine: plain, never a TLS attempt that could fail on a local certificate.
+            config.ssl_mode(SslMode::Disable);
         }
         let label = label(&config);
-        Ok(Target { config, label })
+        Ok(Target {
+            config,
+            label,
+            tls,
+            ca_file: None,
+        })
+    }
+
+    /// Also trusts the PEM certificates in `path` for the server's TLS certificate.
+    pub fn with_ca_file(mut self, path: Option<PathBuf>) -> Target {
+        self.ca_file = path;
+        self
     }
 
     /// From the config (`store.postgres` or `MWS_DATABASE_URL`); `Ok(None)`: no team database.
     pub fn of(config: &Config) -> Result<Option<Target>, TeamError> {
         database_url(config)
-            .map(|u| Target::parse(&u, &|v| std::env::var(v).ok()))
+            .map(|u| {
+                Target::parse(&u, &|v| std::env::var(v).ok())
+                    .map(|t| t.with_ca_file(config.store.ca_file.clone()))
+            })
             .transpose()
     }
 
@@ -138,9 +165,40 @@ impl Target {
 
     /// Connects without touching the schema (`mws doctor`).
     pub fn connect_only(&self) -> Result<Client, TeamError> {
-        self.config
-            .connect(NoTls)
-            .map_err(|e| TeamError(connect_error(&self.config, &self.label, &e)))
+        let connected = if self.tls {
+            let tls = tokio_postgres_rustls::MakeRustlsConnect::new(self.tls_config()?);
+            self.config.connect(tls)
+        } else {
+            self.config.connect(NoTls)
+        };
+        connected.map_err(|e| TeamError(connect_error(&self.config, &self.label, &e)))
+    }
+
+    /// The system's root certificates and `ca_file`'s.
+    fn tls_config(&self) -> Result<rustls::ClientConfig, TeamError> {
+        use rustls::pki_types::CertificateDer;
+        use rustls::pki_types::pem::PemObject;
+        let mut roots = rustls::RootCertStore::empty();
+        for cert in rustls_native_certs::load_native_certs().certs {
+            let _ = roots.add(cert);
+        }
+        if let Some(path) = &self.ca_file {
+            let bad = |e: &dyn std::fmt::Display| {
+                TeamError(format!("store.caFile {}: {e}", path.display()))
+            };
+            let certs = CertificateDer::pem_file_iter(path).map_err(|e| bad(&e))?;
+            let mut any = false;
+            for cert in certs {
+                roots.add(cert.map_err(|e| bad(&e))?).map_err(|e| bad(&e))?;
+                any = true;
+            }
+            if !any {
+                return Err(bad(&"no PEM certificate in it"));
+            }
+        }
+        Ok(rustls::ClientConfig::builder()
+            .with_root_certificates(roots)
+            .with_no_client_auth())
     }
 }
 

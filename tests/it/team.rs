@@ -282,6 +282,59 @@ fn bad_urls_passwords_rights_schemas_and_a_stopped_server_are_named() {
     );
 }
 
+/// `sslmode=require`: TLS, and the server's certificate is checked (a private CA through
+/// `store.caFile`); without the CA the connection is refused and the message says why.
+#[test]
+fn tls_connections_check_the_certificate() {
+    let Some(pg) = Postgres::start_with_tls() else {
+        return;
+    };
+    let url = format!(
+        "postgres://mws:mws-pw@localhost:{}/team?sslmode=require",
+        pg.port
+    );
+    let target = Target::parse(&url, &|_| None).unwrap();
+    let e = target.clone().connect().err().unwrap().0;
+    assert!(
+        e.starts_with(&format!(
+            "cannot reach the team database localhost:{}/team: ",
+            pg.port
+        )) && e.contains("UnknownIssuer"),
+        "{e}"
+    );
+    let mut client = target.with_ca_file(pg.ca.clone()).connect().unwrap();
+    let ssl: bool = client
+        .query_one(
+            "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert!(ssl);
+    let ca_error = |path: std::path::PathBuf| {
+        Target::parse(&url, &|_| None)
+            .unwrap()
+            .with_ca_file(Some(path))
+            .connect()
+            .err()
+            .unwrap()
+            .0
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.pem");
+    let e = ca_error(missing.clone());
+    assert!(
+        e.starts_with(&format!("store.caFile {}: ", missing.display())),
+        "{e}"
+    );
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "not a certificate\n").unwrap();
+    assert_eq!(
+        ca_error(empty.clone()),
+        format!("store.caFile {}: no PEM certificate in it", empty.display())
+    );
+}
+
 /// The database away mid-batch and the spool over its bound: calls stay in state.db, the oldest
 /// past the bound are given up (said loudly, counted in the spool), the rest arrive once when the
 /// server is back.

@@ -61,6 +61,8 @@ pub struct Postgres {
     bin: PathBuf,
     dir: tempfile::TempDir,
     pub port: u16,
+    /// With TLS (`start_with_tls`): the CA certificate that signed the server's.
+    pub ca: Option<PathBuf>,
 }
 
 impl Postgres {
@@ -76,7 +78,12 @@ impl Postgres {
             .local_addr()
             .unwrap()
             .port();
-        let pg = Postgres { bin, dir, port };
+        let pg = Postgres {
+            bin,
+            dir,
+            port,
+            ca: None,
+        };
         let data = pg.data();
         let pwfile = pg.dir.path().join("pw");
         std::fs::write(&pwfile, "owner-pw\n").unwrap();
@@ -113,6 +120,55 @@ impl Postgres {
         Some(pg)
     }
 
+    /// `start`, with TLS on: a test CA (in the temp dir) signs a certificate for `localhost` and
+    /// 127.0.0.1; the server takes plain and TLS connections.
+    pub fn start_with_tls() -> Option<Postgres> {
+        let mut pg = Postgres::start()?;
+        let d = pg.dir.path();
+        let ssl = |args: &str| {
+            let out = Command::new("sh")
+                .current_dir(d)
+                .args(["-c", &format!("openssl {args}")])
+                .output()
+                .expect("openssl");
+            assert!(
+                out.status.success(),
+                "openssl {args}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+        ssl(&format!(
+            "req -x509 {ec} -keyout ca.key -out ca.crt -days 2 -subj /CN=mws-test-ca"
+        ));
+        ssl(&format!(
+            "req {ec} -keyout server.key -out server.csr -subj /CN=localhost"
+        ));
+        std::fs::write(
+            d.join("ext"),
+            "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n\
+             extendedKeyUsage=serverAuth\n",
+        )
+        .unwrap();
+        ssl(
+            "x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt \
+             -days 2 -extfile ext",
+        );
+        std::fs::set_permissions(
+            d.join("server.key"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o600),
+        )
+        .unwrap();
+        if is_root() {
+            chown_postgres(&d.join("server.key"));
+            chown_postgres(&d.join("server.crt"));
+        }
+        pg.ca = Some(d.join("ca.crt"));
+        pg.stop_server();
+        pg.start_server();
+        Some(pg)
+    }
+
     fn data(&self) -> String {
         self.dir.path().join("data").display().to_string()
     }
@@ -142,12 +198,18 @@ impl Postgres {
 
     /// Starts (or restarts) the server and waits until it accepts connections.
     pub fn start_server(&self) {
-        let opts = format!(
+        let mut opts = format!(
             "-c listen_addresses=127.0.0.1 -p {} -k {} -c fsync=off -c full_page_writes=off \
              -c max_connections=60",
             self.port,
             self.dir.path().display()
         );
+        if self.ca.is_some() {
+            let d = self.dir.path().display();
+            opts.push_str(&format!(
+                " -c ssl=on -c ssl_cert_file={d}/server.crt -c ssl_key_file={d}/server.key"
+            ));
+        }
         let log = self.dir.path().join("log").display().to_string();
         self.run(
             "pg_ctl",
