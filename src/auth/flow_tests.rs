@@ -319,8 +319,8 @@ async fn the_redirect_listener_times_out() {
 }
 
 #[test]
-fn pkce_s256_matches_the_rfc_example() {
-    // The expected value computed independently: base64url(SHA-256) with Python's hashlib.
+fn pkce_s256_is_the_unpadded_base64url_of_sha256() {
+    // Computed independently with Python: base64url(hashlib.sha256(v)) without padding.
     assert_eq!(
         flow::challenge_s256("dBjftJeZ4CVP-mJ92K9qXrIQlk6M7OnrYO9FrKj4Y0Q"),
         "N4zMLKMITgOHYl1BKxQGwdhw5pN9oS255MgREXBCGxA"
