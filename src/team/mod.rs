@@ -229,7 +229,8 @@ fn connect_error(c: &postgres::Config, label: &str, e: &postgres::Error) -> Stri
         let code = db.code();
         let what = if *code == SqlState::INVALID_PASSWORD {
             format!(
-                "password authentication failed for user {user:?}: check the password in store.postgres (or the ${{VAR}} it names)"
+                "password authentication failed for user {user:?}: check the password in \
+                 store.postgres (or the ${{VAR}} it names)"
             )
         } else if *code == SqlState::INVALID_CATALOG_NAME {
             format!("{} (create it: createdb -O {user} ...)", db.message())

@@ -2,7 +2,9 @@
 //! (the spool, in state.db, so it survives restarts) go in `calls.id` order, in batches, each in
 //! one transaction, and the spool's mark moves only after the database committed; a batch sent
 //! again after a crash is skipped there by source key. `mws serve` ships in a thread of its own,
-//! off every call's path; `mws promote` ships what waits before it reads the history (`for_promotion`).
+//! off every call's path; `mws promote`, `mws report` and `mws what-if` ship what waits before
+//! they read this user's history from the database (`for_promotion`, `scan_for_report`,
+//! `scan_for_whatif`).
 
 use std::time::Duration;
 

@@ -268,7 +268,10 @@ fn bad_urls_passwords_rights_schemas_and_a_stopped_server_are_named() {
     );
     let e = connect(&pg.url());
     assert!(
-        e.ends_with("its tables are from a newer mws (schema version 99; this mws knows up to 1): upgrade mws on this machine"),
+        e.ends_with(
+            "its tables are from a newer mws (schema version 99; this mws knows up to 1): \
+             upgrade mws on this machine"
+        ),
         "{e}"
     );
     pg.stop_server();
