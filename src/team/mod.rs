@@ -150,8 +150,10 @@ impl Target {
     pub fn of(config: &Config) -> Result<Option<Target>, TeamError> {
         database_url(config)
             .map(|u| {
-                Target::parse(&u, &|v| std::env::var(v).ok())
-                    .map(|t| t.with_ca_file(config.store.ca_file.clone()))
+                Target::parse(&u, &|v| std::env::var(v).ok()).map(|t| {
+                    let ca = config.store.ca_file.as_deref();
+                    t.with_ca_file(ca.map(crate::config::expand_tilde))
+                })
             })
             .transpose()
     }
