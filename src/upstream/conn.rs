@@ -18,6 +18,10 @@ use crate::mcp::{self, Era, code};
 
 /// Our name upstream; a modern request adds `/<client>` when the caller is known.
 pub const CLIENT_NAME: &str = "mcp-working-set";
+/// How long stopping waits for the `notifications/cancelled` of abandoned requests to be written
+/// before the peer is ended (a stdio child's input closed). Raising it delays mws's exit when a
+/// write hangs; lowering it risks a child never hearing that its request was cancelled.
+pub const CANCEL_FLUSH: Duration = Duration::from_secs(1);
 /// The longest the `server/discover` probe may take before a stdio peer counts as legacy. Raising
 /// it is kinder to slow-starting modern children; lowering it starts legacy ones sooner.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
@@ -50,6 +54,38 @@ pub struct Conn {
     resource_subs: Mutex<std::collections::BTreeMap<String, usize>>,
     /// Set once when mws stops: requests in flight end, later ones fail at once.
     closing: tokio::sync::watch::Sender<bool>,
+    /// `notifications/cancelled` being sent (`CancelOnDrop`), awaited by `stop`.
+    cancels: Arc<InFlight>,
+}
+
+/// A count of tasks in flight, and a wake-up when it drops to zero.
+#[derive(Default)]
+struct InFlight {
+    count: std::sync::atomic::AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+impl InFlight {
+    fn start(&self) {
+        self.count.fetch_add(1, Ordering::SeqCst);
+    }
+    fn end(&self) {
+        if self.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.idle.notify_waiters();
+        }
+    }
+    /// Returns once nothing is in flight.
+    async fn drained(&self) {
+        loop {
+            let idle = self.idle.notified();
+            tokio::pin!(idle);
+            idle.as_mut().enable();
+            if self.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            idle.await;
+        }
+    }
 }
 
 #[path = "conn_handshake.rs"]
@@ -89,6 +125,7 @@ impl Conn {
             sent_level: Default::default(),
             resource_subs: Default::default(),
             closing: tokio::sync::watch::Sender::new(false),
+            cancels: Arc::default(),
         }
     }
 
@@ -98,9 +135,11 @@ impl Conn {
         self.closing.send_replace(true);
     }
 
-    /// After `close`, once the replies are out: ends the peer (`Wire::stop`).
+    /// After `close`, once the replies are out: ends the peer (`Wire::stop`), after the
+    /// cancellations of abandoned requests are written (at most `CANCEL_FLUSH`).
     pub async fn stop(&self) {
         self.close();
+        let _ = tokio::time::timeout(CANCEL_FLUSH, self.cancels.drained()).await;
         self.wire.stop().await;
     }
 
@@ -209,6 +248,7 @@ impl Conn {
                 wire: (!self.wire.closing_cancels(out.modern)).then(|| self.wire.clone()),
                 id: msg["id"].clone(),
                 version: n.version.clone(),
+                in_flight: self.cancels.clone(),
             };
             let answer = self.wire.request(out).await;
             guard.wire = None;
@@ -316,6 +356,8 @@ struct CancelOnDrop {
     wire: Option<Arc<dyn Wire>>,
     id: Value,
     version: String,
+    /// Counts the cancellation until it is written, so that `Conn::stop` can wait for it.
+    in_flight: Arc<InFlight>,
 }
 
 impl Drop for CancelOnDrop {
@@ -325,6 +367,8 @@ impl Drop for CancelOnDrop {
             return;
         };
         let (id, version) = (self.id.take(), std::mem::take(&mut self.version));
+        let in_flight = self.in_flight.clone();
+        in_flight.start();
         rt.spawn(async move {
             let params = json!({ "requestId": id, "reason": "the proxy's caller gave up" });
             let msg = mcp::notification("notifications/cancelled", Some(params));
@@ -337,6 +381,7 @@ impl Drop for CancelOnDrop {
                 params: &[],
             };
             let _ = wire.notify(out).await;
+            in_flight.end();
         });
     }
 }
