@@ -73,17 +73,13 @@ fn team_report(
     window: &Window,
 ) -> anyhow::Result<crate::team::report::TeamReport> {
     use crate::team::pg_text;
-    use crate::team::ship::Shipper;
-    let Some(shipper) = Shipper::of(config)? else {
+    let Some((shipper, mut client)) = crate::team::ship::read_after_shipping(config, store)? else {
         return Err(UsageError(
             "--team reads the team database: set store.postgres in the config (docs/teams.md)"
                 .into(),
         )
         .into());
     };
-    let mut client = None;
-    shipper.ship_pending(store, &mut client)?;
-    let mut client = client.map_or_else(|| shipper.target.connect(), Ok)?;
     let span = window.span(now);
     let label = &shipper.target.label;
     let rows = crate::team::queries::team_rows(&mut client, &span.since, &span.until)

@@ -199,9 +199,9 @@ pub fn for_promotion(
     Ok(Some(ForPromotion { usage, priors }))
 }
 
-/// Connects for a command that reads this user's history (`mws report`, `mws what-if`) after
-/// shipping what waits; `Ok(None)`: no team database.
-fn read_after_shipping(
+/// Connects for a command that reads the team database (`mws report`, `--team`, `mws what-if`)
+/// after shipping what waits; `Ok(None)`: no team database.
+pub fn read_after_shipping(
     config: &crate::config::Config,
     store: &Store,
 ) -> Result<Option<(Shipper, Client)>, TeamError> {
