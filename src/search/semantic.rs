@@ -104,16 +104,25 @@ pub struct Semantic<'a> {
     pub fusion: Fusion,
 }
 
-/// The text a tool is embedded from: its name as words, then the start of its description.
+/// The text a tool is embedded from: its name as words (split as the keyword index splits it:
+/// `get_file_contents`, `getFileContents` and `EarthquakeTool` become words a sentence model
+/// knows), then the start of its description.
 pub fn tool_text(tool: &Value) -> String {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
     let desc = tool
         .get("description")
         .and_then(Value::as_str)
         .unwrap_or("");
-    let words = name.replace(['_', '-', '.', '/'], " ");
-    let desc: String = desc.chars().take(DESCRIPTION_CHARS).collect();
-    format!("{words}: {desc}")
+    let mut text = String::with_capacity(name.len() + 2 + desc.len().min(DESCRIPTION_CHARS));
+    super::tokenize::for_each_word(name, |w| {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        text.push_str(w);
+    });
+    text.push_str(": ");
+    text.extend(desc.chars().take(DESCRIPTION_CHARS));
+    text
 }
 
 /// The key of a tool's vector in the cache (`store::vectors`): a hash of the text embedded
