@@ -88,14 +88,21 @@ impl LocalModel {
         &self.id
     }
 
-    /// One unit vector per text, in order.
+    /// One unit vector per text, in order. Texts are batched by length (a batch is padded to its
+    /// longest text, so mixing a 10-token name with a 128-token description wastes most of the
+    /// batch's work) and the vectors put back in the callers' order.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut out = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(BATCH) {
-            out.extend(
-                self.embed_batch(chunk)
-                    .map_err(|e| EmbedError::Run(e.to_string()))?,
-            );
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| texts[i].len());
+        let mut out = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(BATCH) {
+            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
+            let vecs = self
+                .embed_batch(&batch)
+                .map_err(|e| EmbedError::Run(e.to_string()))?;
+            for (&i, v) in chunk.iter().zip(vecs) {
+                out[i] = v;
+            }
         }
         Ok(out)
     }
