@@ -6,7 +6,8 @@ look for it on disk); `big_array` answers a 5,000-element JSON array as text and
 same text and items. Arguments are ignored.
 """
 import json
-import sys
+
+from stdio_server import init, serve
 
 MARKER = "MWS-RESULT-MARKER-5c1e"
 LINES = 5400
@@ -34,33 +35,22 @@ TOOLS = [
 ONE_MB = ("0123456789abcdef" * 4 + "\n") * (1024 * 1024 // 65) + "end\n"
 
 
-def send(msg):
-    sys.stdout.write(json.dumps(msg) + "\n")
-    sys.stdout.flush()
-
-
-for line in sys.stdin:
-    msg = json.loads(line)
-    method, mid = msg.get("method"), msg.get("id")
-    if mid is None:
-        continue
+def handle(method, params):
     if method == "initialize":
-        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "big", "version": "0.1"}}
-    elif method == "tools/list":
-        result = {"tools": TOOLS}
-    elif method == "tools/call":
-        name = msg["params"].get("name")
-        if name == "big_text":
-            result = {"content": [{"type": "text", "text": big_text()}]}
-        elif name == "big_array":
-            result = {"content": [{"type": "text", "text": json.dumps(items())}],
-                      "structuredContent": {"count": 5000, "items": items()}}
-        elif name == "one_mb":
-            result = {"content": [{"type": "text", "text": ONE_MB}]}
-        else:
-            result = {"content": [{"type": "text", "text": "small answer"}]}
-    else:
-        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
-        continue
-    send({"jsonrpc": "2.0", "id": mid, "result": result})
+        return init("big", "2025-11-25")
+    if method == "tools/list":
+        return {"tools": TOOLS}
+    if method != "tools/call":
+        return None
+    name = params.get("name")
+    if name == "big_text":
+        return {"content": [{"type": "text", "text": big_text()}]}
+    if name == "big_array":
+        return {"content": [{"type": "text", "text": json.dumps(items())}],
+                "structuredContent": {"count": 5000, "items": items()}}
+    if name == "one_mb":
+        return {"content": [{"type": "text", "text": ONE_MB}]}
+    return {"content": [{"type": "text", "text": "small answer"}]}
+
+
+serve(handle)

@@ -4,9 +4,10 @@ Like some old servers it exits on any request before `initialize` (so the discov
 it), it exits when its `crash` tool is called, its `grow` tool adds a tool and sends
 `notifications/tools/list_changed`, and it appends a line to $SPAWN_LOG at each start.
 """
-import json
 import os
 import sys
+
+from stdio_server import init, send, serve
 
 if os.environ.get("SPAWN_LOG"):
     with open(os.environ["SPAWN_LOG"], "a") as f:
@@ -20,31 +21,23 @@ TOOLS = [
 ]
 
 
-def send(msg):
-    sys.stdout.write(json.dumps(msg) + "\n")
-    sys.stdout.flush()
-
-
-for line in sys.stdin:
-    msg = json.loads(line)
-    method, mid = msg.get("method"), msg.get("id")
-    if mid is None:
-        continue
+def handle(method, params):
+    global initialized
     if method == "initialize":
         initialized = True
-        send({"jsonrpc": "2.0", "id": mid, "result": {
-            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-            "serverInfo": {"name": "crashy", "version": "0.1"}}})
-    elif not initialized:
+        return init("crashy", "2025-11-25")
+    if not initialized:
         sys.exit(3)
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
-    elif method == "tools/call":
-        if msg["params"]["name"] == "crash":
+    if method == "tools/list":
+        return {"tools": TOOLS}
+    if method == "tools/call":
+        if params["name"] == "crash":
             sys.exit(4)
-        if msg["params"]["name"] == "grow":
+        if params["name"] == "grow":
             TOOLS.append({"name": "grown", "inputSchema": {"type": "object"}})
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-        send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "echoed"}]}})
-    else:
-        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
+        return {"content": [{"type": "text", "text": "echoed"}]}
+    return None
+
+
+serve(handle)

@@ -2,8 +2,9 @@
 a banner at start, and a progress line plus a torn half-message before every answer. Its one
 tool `echo` answers `echo <n>` for the argument `n`.
 """
-import json
 import sys
+
+from stdio_server import init, send, serve
 
 
 def say(text):
@@ -11,28 +12,23 @@ def say(text):
     sys.stdout.flush()
 
 
-def send(msg):
+def noisy_send(msg):
     say("Loading model... 50%")
     say('{"jsonrpc": "2.0", "id": ')
-    say(json.dumps(msg))
+    send(msg)
+
+
+def handle(method, params):
+    if method == "initialize":
+        return init("noisy", "2025-11-25")
+    if method == "tools/list":
+        return {"tools": [{"name": "echo", "description": "Echo n",
+                           "inputSchema": {"type": "object"}}]}
+    if method == "tools/call":
+        n = params.get("arguments", {}).get("n")
+        return {"content": [{"type": "text", "text": f"echo {n}"}]}
+    return None
 
 
 say("noisy server v0.1 ready (this line is not JSON)")
-for line in sys.stdin:
-    msg = json.loads(line)
-    method, mid = msg.get("method"), msg.get("id")
-    if mid is None:
-        continue
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": mid, "result": {
-            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-            "serverInfo": {"name": "noisy", "version": "0.1"}}})
-    elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": [
-            {"name": "echo", "description": "Echo n", "inputSchema": {"type": "object"}}]}})
-    elif method == "tools/call":
-        n = msg["params"].get("arguments", {}).get("n")
-        send({"jsonrpc": "2.0", "id": mid, "result": {
-            "content": [{"type": "text", "text": f"echo {n}"}]}})
-    else:
-        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
+serve(handle, write=noisy_send)
