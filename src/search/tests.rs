@@ -373,20 +373,6 @@ fn budget_trims_descriptions_then_schemas_then_entries() {
 }
 
 #[test]
-fn tokenising_in_shares_gives_the_one_pass_tokens() {
-    let live = load("livemcp-catalog.json");
-    let tools = live.tools();
-    let one = tokenize_tools(tools);
-    for shares in [2, 3] {
-        let parts = tools
-            .chunks(tools.len().div_ceil(shares))
-            .map(tokenize_tools)
-            .collect();
-        assert_eq!(bm25f::Tokens::concat(parts), one, "{shares} shares");
-    }
-}
-
-#[test]
 fn words_with_non_ascii_letters_split_like_ascii_ones() {
     assert_eq!(
         tokens("ÜberCool naïveTest café_menu"),
