@@ -361,6 +361,9 @@ fn prefix(s: &str, chars: usize) -> &str {
     if s.len() <= chars {
         return s; // fewer bytes than the cap means fewer characters too
     }
+    if s.as_bytes()[..chars].is_ascii() {
+        return &s[..chars]; // `chars` ASCII bytes are `chars` characters
+    }
     s.char_indices().nth(chars).map_or(s, |(i, _)| &s[..i])
 }
 

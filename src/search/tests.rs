@@ -379,3 +379,16 @@ fn words_with_non_ascii_letters_split_like_ascii_ones() {
         ["über", "cool", "naïve", "test", "café", "menu"]
     );
 }
+
+#[test]
+fn indexed_prefixes_count_characters_not_bytes() {
+    for (s, chars, want) in [
+        ("abcdef", 3, "abc"),
+        ("abc", 3, "abc"),
+        ("abcé", 3, "abc"),
+        ("ab€cd", 3, "ab€"),
+        ("€€€€", 2, "€€"),
+    ] {
+        assert_eq!(prefix(s, chars), want, "{s} {chars}");
+    }
+}
