@@ -182,7 +182,9 @@ fn split<'a>(
     hints: &BTreeMap<String, String>,
     prefixed: bool,
 ) -> Option<(&'a str, usize)> {
-    if let Some(i) = name.find("__").filter(|&i| i > 0 && i + 2 < name.len()) {
+    // A byte scan: `str::find` with a string pattern sets up a searcher per name.
+    let double = name.as_bytes().windows(2).position(|w| w == b"__");
+    if let Some(i) = double.filter(|&i| i > 0 && i + 2 < name.len()) {
         return Some((&name[..i], i + 2));
     }
     for key in hints.keys() {

@@ -57,32 +57,50 @@ pub enum Variant {
     PerFieldSum,
 }
 
-/// Bits of a token key (`term << FIELD_BITS | field`) that hold the field.
-const FIELD_BITS: u32 = 2;
-
-/// The tokens of every tool, as term ids per field, in tool order: what `Index::build` reads.
-/// Term ids must stay below 2^30 (the key keeps two bits for the field).
-#[derive(Debug, Clone, Default, PartialEq)]
+/// The tools' tokens, counted per tool as they arrive: what `Index::build` reads. A token is
+/// counted where it lands (per term and field of the current tool), so no token list is kept.
+#[derive(Debug, Clone)]
 pub struct Tokens {
     /// Stemmed term → id, in order of first appearance.
     pub terms: FastMap<Box<str>, u32>,
-    /// `term << FIELD_BITS | field` per token, tools one after another.
-    keys: Vec<u32>,
-    /// Per tool: the end of its keys in `keys`.
-    doc_end: Vec<u32>,
+    /// Per tool: `(term, count per field)` in order of first occurrence, tools one after another.
+    doc_terms: Vec<(u32, [u16; 4])>,
+    /// Per tool: where its entries start in `doc_terms`; the last element is where the current
+    /// tool's start.
+    doc_start: Vec<u32>,
+    /// Per finished tool: tokens per field.
+    lens: Vec<[u32; 4]>,
+    /// Tokens per field of the current tool.
+    len: [u32; 4],
+    /// Per term: the tools that hold it.
+    df: Vec<u32>,
+    /// Per term: its entry in `doc_terms`, if that is the current tool's.
+    slot: Vec<u32>,
 }
 
-/// Tokens a tool has on average, for `Tokens::with_capacity` (LiveMCP: 40, GitHub's: 76). A
-/// wrong guess costs only a reallocation.
-const TOKENS_PER_TOOL: usize = 64;
+/// Distinct terms a tool has on average, for `Tokens::with_capacity` (LiveMCP: 25, GitHub's:
+/// 40). A wrong guess costs only a reallocation.
+const TERMS_PER_TOOL: usize = 32;
+
+impl Default for Tokens {
+    fn default() -> Tokens {
+        Tokens::with_capacity(0)
+    }
+}
 
 impl Tokens {
     /// Room for about `tools` tools.
     pub fn with_capacity(tools: usize) -> Tokens {
+        let mut doc_start = Vec::with_capacity(tools + 1);
+        doc_start.push(0);
         Tokens {
             terms: FastMap::default(),
-            keys: Vec::with_capacity(tools * TOKENS_PER_TOOL),
-            doc_end: Vec::with_capacity(tools),
+            doc_terms: Vec::with_capacity(tools * TERMS_PER_TOOL),
+            doc_start,
+            lens: Vec::with_capacity(tools),
+            len: [0; 4],
+            df: Vec::new(),
+            slot: Vec::new(),
         }
     }
 
@@ -93,37 +111,34 @@ impl Tokens {
         }
         let id = self.terms.len() as u32;
         self.terms.insert(term.into(), id);
+        self.df.push(0);
+        self.slot.push(u32::MAX);
         id
     }
 
-    /// One token of the current tool.
+    /// One token of the current tool (`term` from `intern`).
+    #[inline]
     pub fn push(&mut self, field: usize, term: u32) {
-        self.keys.push(term << FIELD_BITS | field as u32);
-    }
-
-    /// The tokens of consecutive shares of a catalog as one: term ids are renumbered in order of
-    /// first appearance, exactly as if one `Tokens` had read all the tools.
-    pub fn concat(parts: Vec<Tokens>) -> Tokens {
-        let mut parts = parts.into_iter();
-        let mut all = parts.next().unwrap_or_default();
-        for part in parts {
-            let mut by_id = vec![""; part.terms.len()];
-            for (term, &id) in &part.terms {
-                by_id[id as usize] = term;
-            }
-            let remap: Vec<u32> = by_id.iter().map(|t| all.intern(t)).collect();
-            let base = all.keys.len() as u32;
-            all.keys.extend(part.keys.iter().map(|&k| {
-                remap[(k >> FIELD_BITS) as usize] << FIELD_BITS | (k & ((1 << FIELD_BITS) - 1))
-            }));
-            all.doc_end.extend(part.doc_end.iter().map(|&e| base + e));
+        let t = term as usize;
+        self.len[field] += 1;
+        let first = self.doc_start.last().copied().unwrap_or(0) as usize;
+        let i = self.slot[t] as usize;
+        if i >= first && i < self.doc_terms.len() {
+            let c = &mut self.doc_terms[i].1[field];
+            *c = c.saturating_add(1);
+        } else {
+            self.slot[t] = self.doc_terms.len() as u32;
+            let mut c = [0u16; 4];
+            c[field] = 1;
+            self.doc_terms.push((term, c));
+            self.df[t] += 1;
         }
-        all
     }
 
     /// Ends the current tool (the next `push` starts the next one).
     pub fn end_doc(&mut self) {
-        self.doc_end.push(self.keys.len() as u32);
+        self.lens.push(std::mem::take(&mut self.len));
+        self.doc_start.push(self.doc_terms.len() as u32);
     }
 }
 
@@ -161,44 +176,13 @@ impl Index {
     pub fn build(tokens: Tokens, variant: Variant) -> Index {
         let Tokens {
             terms,
-            keys,
-            doc_end,
+            doc_terms,
+            doc_start,
+            lens,
+            df,
+            ..
         } = tokens;
-        let n_docs = doc_end.len();
-        let mut lens = Vec::with_capacity(n_docs);
-        let mut doc_start = Vec::with_capacity(n_docs + 1);
-        let mut doc_terms: Vec<(u32, [u16; 4])> = Vec::with_capacity(keys.len() / 2);
-        let mut df = vec![0u32; terms.len()];
-        // Per term: its entry in `doc_terms` if it is the current tool's (at or after `first`).
-        let mut slot = vec![u32::MAX; terms.len()];
-        let mut from = 0usize;
-        doc_start.push(0);
-        for &end in &doc_end {
-            let own = &keys[from..end as usize];
-            from = end as usize;
-            let mut len = [0u32; 4];
-            let first = doc_terms.len();
-            for &k in own {
-                let (t, f) = (
-                    (k >> FIELD_BITS) as usize,
-                    (k & ((1 << FIELD_BITS) - 1)) as usize,
-                );
-                len[f] += 1;
-                let i = slot[t] as usize;
-                if i >= first && i < doc_terms.len() {
-                    let c = &mut doc_terms[i].1[f];
-                    *c = c.saturating_add(1);
-                } else {
-                    slot[t] = doc_terms.len() as u32;
-                    let mut c = [0u16; 4];
-                    c[f] = 1;
-                    doc_terms.push((t as u32, c));
-                    df[t] += 1;
-                }
-            }
-            lens.push(len);
-            doc_start.push(doc_terms.len() as u32);
-        }
+        let n_docs = lens.len();
         let n = n_docs.max(1) as f32;
         let mut avg_len = [0f32; 4];
         for (f, avg) in avg_len.iter_mut().enumerate() {
@@ -237,11 +221,12 @@ impl Index {
         let mut fill: Vec<u32> = index.post_start[..df.len()].to_vec();
         for d in 0..n_docs {
             let span = index.doc_start[d] as usize..index.doc_start[d + 1] as usize;
+            let norms = index.norms(&index.lens[d]);
             for &(t, tfs) in &doc_terms[span] {
                 let slot = &mut fill[t as usize];
                 postings[*slot as usize] = Posting {
                     doc: d as u32,
-                    score: index.term_score(t, &tfs, &index.lens[d]),
+                    score: index.normed_score(t, &tfs, &norms),
                     in_name: tfs[NAME] > 0,
                 };
                 *slot += 1;
@@ -269,15 +254,20 @@ impl Index {
 
     /// The score of term `t` in a tool with field counts `tfs` and field lengths `lens`.
     pub fn term_score(&self, t: u32, tfs: &[u16; 4], lens: &[u32; 4]) -> f32 {
+        self.normed_score(t, tfs, &self.norms(lens))
+    }
+
+    /// `term_score` with the tool's `norms` (computed once per tool at build).
+    fn normed_score(&self, t: u32, tfs: &[u16; 4], norms: &[f32; 4]) -> f32 {
         let idf = self.idf[t as usize];
         match self.variant {
             Variant::Bm25f => {
-                let tf = self.pseudo_tf(tfs, lens);
+                let tf = pseudo_tf(tfs, norms);
                 idf * tf / (K1 + tf)
             }
             Variant::PerFieldSum => (0..4)
                 .map(|f| {
-                    let tf = self.normalised_tf(f, tfs[f], lens[f]);
+                    let tf = normalised_tf(tfs[f], norms[f]);
                     WEIGHTS[f] * idf * tf / (K1 + tf)
                 })
                 .sum(),
@@ -286,16 +276,13 @@ impl Index {
 
     /// `tf~`: the weighted, per-field normalised frequency (see the module doc).
     pub fn pseudo_tf(&self, tfs: &[u16; 4], lens: &[u32; 4]) -> f32 {
-        (0..4)
-            .map(|f| WEIGHTS[f] * self.normalised_tf(f, tfs[f], lens[f]))
-            .sum()
+        pseudo_tf(tfs, &self.norms(lens))
     }
 
-    fn normalised_tf(&self, f: usize, tf: u16, len: u32) -> f32 {
-        if tf == 0 {
-            return 0.0;
-        }
-        tf as f32 / (1.0 - B[f] + B[f] * len as f32 / self.avg_len[f])
+    /// Per field, what a frequency is divided by in a tool with field lengths `lens`: `1 − B_f +
+    /// B_f · len_f / avglen_f`.
+    fn norms(&self, lens: &[u32; 4]) -> [f32; 4] {
+        std::array::from_fn(|f| 1.0 - B[f] + B[f] * lens[f] as f32 / self.avg_len[f])
     }
 
     pub fn term(&self, word: &str) -> Option<u32> {
@@ -314,6 +301,19 @@ impl Index {
     pub fn in_name(&self, doc: usize, t: u32) -> bool {
         self.counts(doc, t)[NAME] > 0
     }
+}
+
+fn pseudo_tf(tfs: &[u16; 4], norms: &[f32; 4]) -> f32 {
+    (0..4)
+        .map(|f| WEIGHTS[f] * normalised_tf(tfs[f], norms[f]))
+        .sum()
+}
+
+fn normalised_tf(tf: u16, norm: f32) -> f32 {
+    if tf == 0 {
+        return 0.0;
+    }
+    tf as f32 / norm
 }
 
 #[cfg(test)]

@@ -47,14 +47,6 @@ pub const REPLY_BUDGET: usize = 6 * 1024;
 /// further tools matched). Raising it costs reply bytes on every search.
 pub const DEFAULT_LIMIT: usize = 8;
 
-/// Catalogs of at least this many tools are tokenised on several threads (each a contiguous
-/// share of the tools, merged in order, so the index is the same). Lowering it spends a thread
-/// start (tens of µs) on catalogs that tokenise in a few ms anyway.
-const PARALLEL_TOOLS: usize = 2_000;
-
-/// Most threads an index build uses. Raising it helps only on machines with more idle cores.
-const MAX_BUILD_THREADS: usize = 4;
-
 /// `local_names` value of a name that several tools share.
 const AMBIGUOUS: u32 = u32::MAX;
 
@@ -231,71 +223,101 @@ impl SearchIndex {
 /// Feeds each tool's fields to the index: name tokens (backend prefix included), parameter names,
 /// the first `PARAM_DESCRIPTION_CHARS` of each parameter description, and the first
 /// `DESCRIPTION_CHARS` characters of the description.
-///
-/// Each distinct word (as it appears in the text, case kept) is lowercased, stop-word checked,
-/// stemmed and looked up once: a cache maps the word's slice to its term id, so the many repeats
-/// of a catalog (parameter names like `owner`, description words) cost one hash lookup each.
 fn build_index(catalog: &Catalog, variant: Variant) -> bm25f::Index {
-    let tools = catalog.tools();
-    let threads = if tools.len() >= PARALLEL_TOOLS {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_BUILD_THREADS)
-    } else {
-        1
-    };
-    let tokens = if threads <= 1 {
-        tokenize_tools(tools)
-    } else {
-        let chunk = tools.len().div_ceil(threads);
-        let parts: Vec<bm25f::Tokens> = std::thread::scope(|s| {
-            let handles: Vec<_> = tools
-                .chunks(chunk)
-                .map(|c| s.spawn(move || tokenize_tools(c)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        bm25f::Tokens::concat(parts)
-    };
-    bm25f::Index::build(tokens, variant)
+    bm25f::Index::build(tokenize_tools(catalog.tools()), variant)
 }
 
 /// The tokens of `tools` (see `build_index`).
+///
+/// Each distinct word (as it appears in the text, case kept) is lowercased, stop-word checked,
+/// stemmed and looked up once: a cache maps the word to its term id, so the many repeats of a
+/// catalog (parameter names like `owner`, description words) cost one hash lookup each. Words of
+/// up to 8 bytes (most of them) are keyed by their bytes packed into one integer, words of up to
+/// 16 into two (unique: a word holds no zero byte, so the highest non-zero byte gives the
+/// length), longer ones by their text. A description or parameter description seen before
+/// (GitHub's `owner` and `repo` parameters, one server's tools under several backends) is not
+/// cut again: its term ids are copied from the first time.
 fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
     /// Cache value of a stop word.
     const STOP: u32 = u32::MAX;
+    let fields = field_texts(tools);
     let mut tokens = bm25f::Tokens::with_capacity(tools.len());
-    // Words of up to 8 bytes (most of them) are keyed by their bytes packed into one integer
-    // (unique: a word holds no zero byte, so the highest non-zero byte gives the length), longer
-    // ones by their text.
     let mut short: FastMap<u64, u32> = FastMap::default();
+    let mut medium: FastMap<u128, u32> = FastMap::default();
     let mut long: FastMap<&str, u32> = FastMap::default();
+    // Distinct description texts → their term ids, `ids[start..end]`.
+    let mut seen: FastMap<&str, (u32, u32)> = FastMap::default();
+    let mut ids: Vec<u32> = Vec::new();
     let (mut lower, mut out) = (String::with_capacity(16), String::with_capacity(16));
-    let mut add = |tokens: &mut bm25f::Tokens, f: usize, text| {
-        tokenize::for_each_word_keyed(text, |w, key| {
-            let mut resolve = || {
-                if tokenize::token_of(w, &mut lower, &mut out) {
-                    tokens.intern(&out)
-                } else {
-                    STOP
+    let mut from = 0;
+    for &end in &fields.tool_end {
+        for &(text, f) in &fields.texts[from..end as usize] {
+            let f = f as usize;
+            let (text, again) = match f {
+                bm25f::PARAM_DESC => (prefix(text, bm25f::PARAM_DESCRIPTION_CHARS), true),
+                bm25f::DESCRIPTION => (prefix(text, bm25f::DESCRIPTION_CHARS), true),
+                _ => (text, false),
+            };
+            if again && let Some(&(s, e)) = seen.get(text) {
+                for &id in &ids[s as usize..e as usize] {
+                    tokens.push(f, id);
                 }
-            };
-            let id = if w.len() <= 8 {
-                *short.entry(key).or_insert_with(&mut resolve)
-            } else {
-                *long.entry(w).or_insert_with(&mut resolve)
-            };
-            if id != STOP {
-                tokens.push(f, id);
+                continue;
             }
-        })
-    };
-    fn text<'v>(v: &'v Value, key: &str) -> &'v str {
-        field(v, key).and_then(Value::as_str).unwrap_or("")
+            let start = ids.len() as u32;
+            tokenize::for_each_word_keyed(text, |w, key| {
+                let mut resolve = || {
+                    if tokenize::token_of(w, &mut lower, &mut out) {
+                        tokens.intern(&out)
+                    } else {
+                        STOP
+                    }
+                };
+                let id = if w.len() <= 8 {
+                    *short.entry(key).or_insert_with(&mut resolve)
+                } else if w.len() <= 16 {
+                    let mut b = [0u8; 16];
+                    b[..w.len()].copy_from_slice(w.as_bytes());
+                    *medium
+                        .entry(u128::from_le_bytes(b))
+                        .or_insert_with(&mut resolve)
+                } else {
+                    *long.entry(w).or_insert_with(&mut resolve)
+                };
+                if id != STOP {
+                    tokens.push(f, id);
+                    if again {
+                        ids.push(id);
+                    }
+                }
+            });
+            if again {
+                seen.insert(text, (start, ids.len() as u32));
+            }
+        }
+        from = end as usize;
+        tokens.end_doc();
     }
+    tokens
+}
+
+/// The texts of each tool's indexed fields, in index order, found in one pass over the tool
+/// objects before any is cut into words: the walk is a chain of scattered reads (keys, values,
+/// property objects), and a loop that does nothing else lets the processor overlap the reads of
+/// several tools.
+struct FieldTexts<'v> {
+    /// `(text, field)`, tools one after another.
+    texts: Vec<(&'v str, u8)>,
+    /// Per tool: the end of its texts in `texts`.
+    tool_end: Vec<u32>,
+}
+
+/// Field texts a tool has on average, for the capacity of `FieldTexts::texts`.
+const TEXTS_PER_TOOL: usize = 8;
+
+fn field_texts(tools: &[Value]) -> FieldTexts<'_> {
+    let mut texts = Vec::with_capacity(tools.len() * TEXTS_PER_TOOL);
+    let mut tool_end = Vec::with_capacity(tools.len());
     for t in tools {
         // One pass over the tool's keys finds the three fields (the keys are scattered strings;
         // reading them once instead of once per field is what counts).
@@ -308,29 +330,21 @@ fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
                 _ => {}
             }
         }
-        add(&mut tokens, bm25f::NAME, name);
+        texts.push((name, bm25f::NAME as u8));
         if let Some(props) = schema
             .and_then(|s| field(s, "properties"))
             .and_then(Value::as_object)
         {
             for (k, p) in props {
-                add(&mut tokens, bm25f::PARAMS, k);
-                let d = text(p, "description");
-                add(
-                    &mut tokens,
-                    bm25f::PARAM_DESC,
-                    prefix(d, bm25f::PARAM_DESCRIPTION_CHARS),
-                );
+                let d = field(p, "description").and_then(Value::as_str);
+                texts.push((k.as_str(), bm25f::PARAMS as u8));
+                texts.push((d.unwrap_or(""), bm25f::PARAM_DESC as u8));
             }
         }
-        add(
-            &mut tokens,
-            bm25f::DESCRIPTION,
-            prefix(desc, bm25f::DESCRIPTION_CHARS),
-        );
-        tokens.end_doc();
+        texts.push((desc, bm25f::DESCRIPTION as u8));
+        tool_end.push(texts.len() as u32);
     }
-    tokens
+    FieldTexts { texts, tool_end }
 }
 
 /// `v[key]` by a linear scan: tool and property objects hold a handful of keys, where comparing
@@ -346,6 +360,9 @@ fn field<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
 fn prefix(s: &str, chars: usize) -> &str {
     if s.len() <= chars {
         return s; // fewer bytes than the cap means fewer characters too
+    }
+    if s.as_bytes()[..chars].is_ascii() {
+        return &s[..chars]; // `chars` ASCII bytes are `chars` characters
     }
     s.char_indices().nth(chars).map_or(s, |(i, _)| &s[..i])
 }

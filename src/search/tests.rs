@@ -373,23 +373,22 @@ fn budget_trims_descriptions_then_schemas_then_entries() {
 }
 
 #[test]
-fn tokenising_in_shares_gives_the_one_pass_tokens() {
-    let live = load("livemcp-catalog.json");
-    let tools = live.tools();
-    let one = tokenize_tools(tools);
-    for shares in [2, 3] {
-        let parts = tools
-            .chunks(tools.len().div_ceil(shares))
-            .map(tokenize_tools)
-            .collect();
-        assert_eq!(bm25f::Tokens::concat(parts), one, "{shares} shares");
-    }
-}
-
-#[test]
 fn words_with_non_ascii_letters_split_like_ascii_ones() {
     assert_eq!(
         tokens("ÜberCool naïveTest café_menu"),
         ["über", "cool", "naïve", "test", "café", "menu"]
     );
+}
+
+#[test]
+fn indexed_prefixes_count_characters_not_bytes() {
+    for (s, chars, want) in [
+        ("abcdef", 3, "abc"),
+        ("abc", 3, "abc"),
+        ("abcé", 3, "abc"),
+        ("ab€cd", 3, "ab€"),
+        ("€€€€", 2, "€€"),
+    ] {
+        assert_eq!(prefix(s, chars), want, "{s} {chars}");
+    }
 }

@@ -75,40 +75,35 @@ const CLASS: [u8; 256] = {
 pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)) {
     if text.is_ascii() {
         let b = text.as_bytes();
-        let mut start: Option<usize> = None;
-        let mut key = 0u64;
-        let mut prev = 0u8;
-        for (i, &c) in b.iter().enumerate() {
-            let class = CLASS[c as usize];
-            if class == 0 {
-                if let Some(s) = start.take() {
-                    emit(&text[s..i], key);
-                }
-                prev = class;
+        let mut i = 0;
+        while i < b.len() {
+            if CLASS[b[i] as usize] == 0 {
+                i += 1;
                 continue;
             }
-            match start {
-                Some(s) if class & UPPER != 0 => {
-                    let next_lower = b
-                        .get(i + 1)
-                        .is_some_and(|&n| CLASS[n as usize] & LOWER != 0);
-                    if prev & (LOWER | DIGIT) != 0 || (prev & UPPER != 0 && next_lower) {
-                        emit(&text[s..i], key);
-                        start = Some(i);
-                        key = 0;
-                    }
+            // A word starts at `i`; its first character never splits it.
+            let start = i;
+            let mut prev = CLASS[b[i] as usize];
+            let mut key = b[i] as u64;
+            i += 1;
+            while let Some(&c) = b.get(i) {
+                let class = CLASS[c as usize];
+                if class == 0 {
+                    break;
                 }
-                Some(_) => {}
-                None => {
-                    start = Some(i);
-                    key = 0;
+                if class & UPPER != 0
+                    && (prev & (LOWER | DIGIT) != 0
+                        || (prev & UPPER != 0
+                            && b.get(i + 1)
+                                .is_some_and(|&n| CLASS[n as usize] & LOWER != 0)))
+                {
+                    break;
                 }
+                key = key << 8 | c as u64;
+                prev = class;
+                i += 1;
             }
-            key = key << 8 | c as u64;
-            prev = class;
-        }
-        if let Some(s) = start {
-            emit(&text[s..], key);
+            emit(&text[start..i], key);
         }
         return;
     }
