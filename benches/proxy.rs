@@ -190,7 +190,10 @@ fn start_floor(upstream: &str) -> (Child, String) {
     let mut line = String::new();
     let out = child.stdout.take().unwrap();
     std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line).unwrap();
-    assert!(line.starts_with("http://"), "the floor did not start: {line:?}");
+    assert!(
+        line.starts_with("http://"),
+        "the floor did not start: {line:?}"
+    );
     (Child(child), line.trim().to_string())
 }
 

@@ -21,6 +21,8 @@ const HEADLESS_WAIT_SECS: u64 = 20;
 
 pub(super) struct Auth {
     dir: PathBuf,
+    /// The token file in `dir` (`store::path`).
+    file: PathBuf,
     url: String,
     /// The server's name for `mws login`.
     login: String,
@@ -56,6 +58,7 @@ pub(super) enum After {
 impl Auth {
     pub fn new(dir: PathBuf, url: &str, oauth: Option<auth::OAuthConfig>, login: &str) -> Auth {
         Auth {
+            file: store::path(&dir),
             dir,
             login: login.to_string(),
             url: url.to_string(),
@@ -80,7 +83,7 @@ impl Auth {
 
     /// The stored tokens for this server, read again only when the file changed.
     fn stored(&self) -> Option<Arc<store::Tokens>> {
-        let now = stamp(&store::path(&self.dir));
+        let now = stamp(&self.file);
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((seen, tokens)) = cache.as_ref()
             && *seen == now
