@@ -278,11 +278,13 @@ fn main() {
         }
         let (floor_child, floor_url) = start_floor(&upstream.url);
         let floor = target(floor_url);
-        // Warm-up: connections, allocator, the call log's writer.
+        // Warm-up: connections, allocator, the call log's writer, and one call of every tool, so
+        // that each tool's argument validator (compiled on its first call and kept while the
+        // catalog stays) is ready: the rounds measure the steady state.
         run(&direct, 500, 16).await;
         run(&floor, 500, 16).await;
         for p in &proxies {
-            run(&p.target, 500, 16).await;
+            run(&p.target, TOOLS.max(500), 16).await;
         }
         let rss_idle: Vec<f64> = proxies.iter().map(|p| rss_mb(p.child.0.id()).0).collect();
         let cpu_before: Vec<f64> = proxies.iter().map(|p| cpu_secs(p.child.0.id())).collect();
