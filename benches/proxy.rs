@@ -3,8 +3,9 @@
 //! `MWS_BENCH_CALLS` calls per path (default 10,000) at concurrency 1 and 16, the added latency,
 //! throughput, and the proxy's RSS with a 1,000-tool catalog (search index built, every call
 //! logged to its database). Direct and proxied rounds alternate so machine load hits both alike.
-//! A `floor` path runs in the same rounds: a bare pass-through on the same stack (`start_floor`),
-//! so the table shows what any proxy of this kind adds on this machine next to what mws adds.
+//! A `floor` path runs in the same rounds: a bare pass-through on the same stack, in a process of
+//! its own (`start_floor`), so the table shows what any proxy of this kind adds on this machine,
+//! and its CPU per call, next to what mws adds.
 //! A second `mws serve` with `validation: "off"` runs in the same rounds, so the cost of checking
 //! each call's arguments against its schema (the catalog's typical three-property schema) is the
 //! difference between the `mws` and `mws-no-validation` rows.
@@ -173,59 +174,84 @@ async fn start_proxy(name: &str, bin: &str, upstream: &str, validation: &str) ->
     }
 }
 
+/// The argument that makes this binary the floor (`floor_main`).
+const FLOOR_ARG: &str = "--floor";
+
+/// Starts the floor as a child process (this bench binary re-run with `FLOOR_ARG`), so its CPU
+/// per call is read from /proc like a proxy's. Returns the process and its `/mcp` URL.
+fn start_floor(upstream: &str) -> (Child, String) {
+    let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([FLOOR_ARG, upstream])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the floor");
+    let mut line = String::new();
+    let out = child.stdout.take().unwrap();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(out), &mut line).unwrap();
+    assert!(
+        line.starts_with("http://"),
+        "the floor did not start: {line:?}"
+    );
+    (Child(child), line.trim().to_string())
+}
+
 /// The floor: a bare pass-through on mws's own stack (axum server, reqwest client, one runtime
-/// worker of its own thread, nodelay) that forwards the body and the MCP headers as bytes and
-/// the reply likewise: nothing parsed, validated or logged. What any proxy built this way adds on
-/// this machine; what mws adds beyond it is its own work. Returns its `/mcp` URL.
-fn start_floor(upstream: &str) -> String {
+/// worker, nodelay) that forwards the body and the MCP headers as bytes and the reply likewise:
+/// nothing parsed, validated or logged. What any proxy built this way adds on this machine; what
+/// mws adds beyond it is its own work. Prints its `/mcp` URL on stdout, then serves until killed.
+fn floor_main(upstream: &str) -> ! {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    println!("http://{}/mcp", listener.local_addr().unwrap());
     let upstream = upstream.to_string();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        rt.block_on(async move {
-            let client = reqwest::Client::new();
-            let forward = move |headers: HeaderMap, body: Bytes| {
-                let (client, upstream) = (client.clone(), upstream.clone());
-                async move {
-                    let mut req = client.post(&upstream).body(body);
-                    for (k, v) in &headers {
-                        if k == "content-type" || k == "accept" || k.as_str().starts_with("mcp-") {
-                            req = req.header(k, v);
-                        }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async move {
+        let client = reqwest::Client::new();
+        let forward = move |headers: HeaderMap, body: Bytes| {
+            let (client, upstream) = (client.clone(), upstream.clone());
+            async move {
+                let mut req = client.post(&upstream).body(body);
+                for (k, v) in &headers {
+                    if k == "content-type" || k == "accept" || k.as_str().starts_with("mcp-") {
+                        req = req.header(k, v);
                     }
-                    let Ok(resp) = req.send().await else {
-                        return StatusCode::BAD_GATEWAY.into_response();
-                    };
-                    let status = resp.status();
-                    let ctype = resp.headers().get("content-type").cloned();
-                    let Ok(bytes) = resp.bytes().await else {
-                        return StatusCode::BAD_GATEWAY.into_response();
-                    };
-                    let mut out = (status, bytes).into_response();
-                    if let Some(c) = ctype {
-                        out.headers_mut().insert("content-type", c);
-                    }
-                    out
                 }
-            };
-            let app = axum::Router::new().route("/mcp", axum::routing::post(forward));
-            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-                let _ = tcp.set_nodelay(true);
-            });
-            let _ = axum::serve(listener, app).await;
+                let Ok(resp) = req.send().await else {
+                    return StatusCode::BAD_GATEWAY.into_response();
+                };
+                let status = resp.status();
+                let ctype = resp.headers().get("content-type").cloned();
+                let Ok(bytes) = resp.bytes().await else {
+                    return StatusCode::BAD_GATEWAY.into_response();
+                };
+                let mut out = (status, bytes).into_response();
+                if let Some(c) = ctype {
+                    out.headers_mut().insert("content-type", c);
+                }
+                out
+            }
+        };
+        let app = axum::Router::new().route("/mcp", axum::routing::post(forward));
+        let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
         });
+        let _ = axum::serve(listener, app).await;
     });
-    url
+    std::process::exit(0)
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == FLOOR_ARG) {
+        floor_main(&args[i + 1]);
+    }
     let calls: usize = std::env::var("MWS_BENCH_CALLS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -250,15 +276,19 @@ fn main() {
             // An older build may not know `validation`: its config leaves the field out.
             proxies.push(start_proxy("baseline", bin, &upstream.url, "enforce").await);
         }
-        let floor = target(start_floor(&upstream.url));
-        // Warm-up: connections, allocator, the call log's writer.
+        let (floor_child, floor_url) = start_floor(&upstream.url);
+        let floor = target(floor_url);
+        // Warm-up: connections, allocator, the call log's writer, and one call of every tool, so
+        // that each tool's argument validator (compiled on its first call and kept while the
+        // catalog stays) is ready: the rounds measure the steady state.
         run(&direct, 500, 16).await;
         run(&floor, 500, 16).await;
         for p in &proxies {
-            run(&p.target, 500, 16).await;
+            run(&p.target, TOOLS.max(500), 16).await;
         }
         let rss_idle: Vec<f64> = proxies.iter().map(|p| rss_mb(p.child.0.id()).0).collect();
         let cpu_before: Vec<f64> = proxies.iter().map(|p| cpu_secs(p.child.0.id())).collect();
+        let floor_cpu_before = cpu_secs(floor_child.0.id());
 
         println!("\nproxy benchmark: {calls} tools/call per path and concurrency, {TOOLS}-tool catalog, {ROUNDS} alternating rounds");
         if let Some(bin) = &baseline {
@@ -315,6 +345,8 @@ fn main() {
             let cpu = cpu_secs(p.child.0.id()) - cpu0;
             println!("{} CPU: {:.1} µs per proxied call ({cpu:.2} s over {} calls)", p.name, cpu * 1e6 / (2 * calls) as f64, 2 * calls);
         }
+        let cpu = cpu_secs(floor_child.0.id()) - floor_cpu_before;
+        println!("floor CPU: {:.1} µs per proxied call ({cpu:.2} s over {} calls)", cpu * 1e6 / (2 * calls) as f64, 2 * calls);
         drop(proxies);
     });
 }

@@ -46,11 +46,12 @@ impl Rule {
         if !self.allow.is_empty() && !self.allow.iter().any(|p| p.matches(name)) {
             return Some("config `policy.allow` does not name it".into());
         }
-        let read_only = tool
-            .and_then(|t| t.pointer("/annotations/readOnlyHint"))
-            .and_then(Value::as_bool)
-            == Some(true);
-        if self.read_only.applies_to(name) && !read_only {
+        let read_only = || {
+            tool.and_then(|t| t.get("annotations")?.get("readOnlyHint"))
+                .and_then(Value::as_bool)
+                == Some(true)
+        };
+        if self.read_only.applies_to(name) && !read_only() {
             let which = match &self.read_only {
                 ReadOnly::All(_) => "is true".to_string(),
                 ReadOnly::Servers(_) => "names its server".to_string(),

@@ -113,7 +113,7 @@ fn collect_params(props: Option<&Value>, args: Option<&Value>, out: &mut Vec<(St
             if let Some(t) = text.filter(|_| !header.is_empty()) {
                 out.push((
                     format!("{HEADER_PARAM_PREFIX}{header}"),
-                    encode_header_value(&t),
+                    encode_header_value(&t).into_owned(),
                 ));
             }
         }
@@ -123,15 +123,15 @@ fn collect_params(props: Option<&Value>, args: Option<&Value>, out: &mut Vec<(St
 
 /// Encodes a header value: plain visible ASCII without edge spaces is sent as is; anything else
 /// (and any literal that looks like the sentinel) as `=?base64?<b64(utf8)>?=`.
-pub fn encode_header_value(v: &str) -> String {
+pub fn encode_header_value(v: &str) -> std::borrow::Cow<'_, str> {
     let plain = v.bytes().all(|b| (0x20..0x7f).contains(&b))
         && !v.starts_with(' ')
         && !v.ends_with(' ')
         && !looks_encoded(v);
     if plain {
-        v.to_string()
+        v.into()
     } else {
-        format!("=?base64?{}?=", STANDARD.encode(v.as_bytes()))
+        format!("=?base64?{}?=", STANDARD.encode(v.as_bytes())).into()
     }
 }
 

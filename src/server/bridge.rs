@@ -22,7 +22,10 @@ pub const TTL_MS: u64 = 0;
 
 /// `{"name": "mcp-working-set", "version": ...}`.
 pub fn server_info() -> Value {
-    json!({"name": "mcp-working-set", "version": env!("CARGO_PKG_VERSION")})
+    static INFO: std::sync::LazyLock<Value> = std::sync::LazyLock::new(
+        || json!({"name": "mcp-working-set", "version": env!("CARGO_PKG_VERSION")}),
+    );
+    INFO.clone()
 }
 
 /// Shapes `result` of `method` for a client of `era`.

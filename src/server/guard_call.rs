@@ -109,6 +109,10 @@ impl Guard {
         };
         let without_nulls = without_optional_nulls(args, schema);
         let args = without_nulls.as_ref().unwrap_or(args);
+        // The common case, valid arguments, without building any error.
+        if validator.is_valid(args) {
+            return None;
+        }
         // Only the first `MAX_PROBLEMS` are described; the rest are counted (a huge array of
         // wrong items must not build a huge message).
         let (mut problems, mut count) = (Vec::new(), 0);

@@ -124,12 +124,10 @@ pub fn validate(
         ));
     }
     if let Some(h) = headers {
-        check(
-            &h.protocol_version,
-            version,
-            "MCP-Protocol-Version",
-            "protocol version",
-        )?;
+        if h.protocol_version.is_none() {
+            // A present one was checked above; this names the missing header.
+            check(&None, version, "MCP-Protocol-Version", "protocol version")?;
+        }
         check(&h.method, method, "Mcp-Method", "method")?;
         let named = match method {
             "tools/call" | "prompts/get" => Some("name"),

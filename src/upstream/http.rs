@@ -185,7 +185,7 @@ pub(crate) fn build_headers(
         h.insert(name, value);
     }
     let mut set = |name: &'static str, v: &str| {
-        if let Ok(v) = HeaderValue::try_from(encode_header_value(v)) {
+        if let Ok(v) = HeaderValue::try_from(encode_header_value(v).as_ref()) {
             h.insert(name, v);
         }
     };

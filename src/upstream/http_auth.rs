@@ -4,6 +4,7 @@
 //! where the login (or step-up) runs here. Must not log a token.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 
@@ -20,6 +21,8 @@ const HEADLESS_WAIT_SECS: u64 = 20;
 
 pub(super) struct Auth {
     dir: PathBuf,
+    /// The token file in `dir` (`store::path`).
+    file: PathBuf,
     url: String,
     /// The server's name for `mws login`.
     login: String,
@@ -29,6 +32,19 @@ pub(super) struct Auth {
     /// Headless logins since the server last accepted a request: at most `MAX_TRIES - 1` (the
     /// first login is `mws login`'s), so a server that never is satisfied is not asked forever.
     logins: std::sync::atomic::AtomicU32,
+    /// The token file as last read, by its identity (`Stamp`): a call costs one `stat` instead of
+    /// reading and parsing the file (three times: `before`, `current`, `add`).
+    cache: Mutex<Option<(Stamp, Option<Arc<store::Tokens>>)>>,
+}
+
+/// What identifies one version of the token file: `private_file` writes a new file and renames
+/// it over the old one, so a login, a refresh or a logout changes the inode (`None`: no file).
+type Stamp = Option<(u64, u64, i64, i64)>;
+
+fn stamp(path: &std::path::Path) -> Stamp {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some((m.ino(), m.len(), m.mtime(), m.mtime_nsec()))
 }
 
 /// What to do after an answer.
@@ -42,12 +58,14 @@ pub(super) enum After {
 impl Auth {
     pub fn new(dir: PathBuf, url: &str, oauth: Option<auth::OAuthConfig>, login: &str) -> Auth {
         Auth {
+            file: store::path(&dir),
             dir,
             login: login.to_string(),
             url: url.to_string(),
             oauth: oauth.unwrap_or_default(),
             busy: tokio::sync::Mutex::new(()),
             logins: std::sync::atomic::AtomicU32::new(0),
+            cache: Mutex::default(),
         }
     }
 
@@ -63,8 +81,20 @@ impl Auth {
         ))
     }
 
-    fn stored(&self) -> Option<store::Tokens> {
-        store::load(&self.dir, &self.url)
+    /// The stored tokens for this server, read again only when the file changed.
+    fn stored(&self) -> Option<Arc<store::Tokens>> {
+        let now = stamp(&self.file);
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((seen, tokens)) = cache.as_ref()
+            && *seen == now
+        {
+            return tokens.clone();
+        }
+        let tokens = now
+            .and_then(|_| store::load(&self.dir, &self.url))
+            .map(Arc::new);
+        *cache = Some((now, tokens.clone()));
+        tokens
     }
 
     /// Adds `Authorization: Bearer` from the token file unless the config sets its own.
@@ -161,7 +191,7 @@ impl Auth {
             oauth: &self.oauth,
             dir: &self.dir,
             challenge: Some(challenge),
-            previous_scope: now.and_then(|t| t.scope),
+            previous_scope: now.and_then(|t| t.scope.clone()),
             wait: std::time::Duration::from_secs(HEADLESS_WAIT_SECS),
             headless: true,
         };
@@ -173,6 +203,6 @@ impl Auth {
 
     /// The token now sent, to tell a stale 401 from a fresh one.
     pub fn current(&self) -> Option<String> {
-        self.stored().map(|t| t.access_token)
+        self.stored().map(|t| t.access_token.clone())
     }
 }
