@@ -198,8 +198,11 @@ pub fn shape(
             }
         }
     }
-    if let Some(s) = out.get("structuredContent").filter(|v| !v.is_null()) {
-        slots.push((Slot::Structured, crate::mcp::json_len(s)));
+    let mut prepared = None;
+    if let Some(s) = out.get_mut("structuredContent").filter(|v| !v.is_null()) {
+        let (len, array) = measure_structured(s);
+        prepared = array;
+        slots.push((Slot::Structured, len));
     }
     // Tokens never outnumber bytes: under the limit in bytes is under it in tokens, uncounted.
     let bytes: usize = slots.iter().map(|(_, b)| b).sum();
@@ -262,7 +265,11 @@ pub fn shape(
                     k,
                     count,
                 };
-                let Some((note, cut_bytes, tail)) = cut_structured(&mut out, *b, &cut) else {
+                let Some(array) = prepared.take() else {
+                    continue;
+                };
+                let Some((note, cut_bytes, tail)) = cut_structured(&mut out, *b, array, &cut)
+                else {
                     continue;
                 };
                 pieces.push(Piece::Array(tail.1));
@@ -347,22 +354,55 @@ struct Cut<'a> {
 /// The values cut from an array, and the whole array as text for the store.
 type Tail = (Vec<Value>, Items);
 
-/// `structuredContent` (`whole` bytes of compact JSON) with its array (itself, or its largest
-/// array member) cut to `room` tokens: the note for a content item, the bytes cut, and the cut
-/// values with the whole array's items; `None` when it has no array to cut. The array is written
-/// out once, into one buffer; only the kept items are counted.
-fn cut_structured(out: &mut Value, whole: usize, cut: &Cut) -> Option<(String, usize, Tail)> {
-    let sc = out.get_mut("structuredContent")?;
-    let (path, array) = match sc {
-        Value::Array(a) => (String::new(), a),
-        Value::Object(o) => {
-            let key = largest_array(o)?;
-            let a = o.get_mut(&key)?.as_array_mut()?;
-            (format!(".{key}"), a)
-        }
-        _ => return None,
+/// Where the array to cut is in `structuredContent`: itself (`None`) or the member named.
+type ArrayKey = Option<String>;
+
+fn array_key(sc: &Value) -> Option<ArrayKey> {
+    match sc {
+        Value::Array(_) => Some(None),
+        Value::Object(o) => Some(Some(largest_array(o)?)),
+        _ => None,
+    }
+}
+
+fn array_at<'a>(sc: &'a mut Value, key: &ArrayKey) -> Option<&'a mut Vec<Value>> {
+    match key {
+        None => sc.as_array_mut(),
+        Some(k) => sc.get_mut(k)?.as_array_mut(),
+    }
+}
+
+/// `structuredContent`'s length as compact JSON, and the array a cut would shorten with its
+/// items written out (once: the length is the rest's plus the items').
+fn measure_structured(sc: &mut Value) -> (usize, Option<(ArrayKey, Items)>) {
+    let Some(key) = array_key(sc) else {
+        return (crate::mcp::json_len(sc), None);
+    };
+    let Some(array) = array_at(sc, &key) else {
+        return (crate::mcp::json_len(sc), None);
     };
     let items = Items::from_values(array);
+    let taken = std::mem::take(array);
+    // With the array emptied: the rest, and `[]`.
+    let rest = crate::mcp::json_len(sc);
+    if let Some(array) = array_at(sc, &key) {
+        *array = taken;
+    }
+    let len = rest - 2 + items.array_len(0, items.len());
+    (len, Some((key, items)))
+}
+
+/// `structuredContent` (`whole` bytes of compact JSON) with its array (`key`, its `items` as
+/// `measure_structured` wrote them) cut to `room` tokens: the note for a content item, the bytes
+/// cut, and the cut values with the array's items; only the kept items are counted.
+fn cut_structured(
+    out: &mut Value,
+    whole: usize,
+    (key, items): (ArrayKey, Items),
+    cut: &Cut,
+) -> Option<(String, usize, Tail)> {
+    let array = array_at(out.get_mut("structuredContent")?, &key)?;
+    let path = key.map_or(String::new(), |k| format!(".{k}"));
     let total = items.len();
     let array_bytes = items.array_len(0, total);
     // The rest of the object, in bytes (never fewer than its tokens).
