@@ -264,7 +264,7 @@ mod tests {
             "x = [1, 2,   3]  ;  // note\n\tif (a)  {  return  b;  }\n".repeat(10),
             include_str!("shape.rs").into(),
             include_str!("../../README.md").into(),
-            include_str!("../../docs/performance.md").into(),
+            include_str!("fit.rs").into(),
         ];
         for t in &texts {
             assert_eq!(
