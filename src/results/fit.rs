@@ -3,6 +3,8 @@
 //! least one byte). Counting only what is kept keeps shaping a 1 MB result cheap. Pure: tokens are
 //! counted by the function handed in.
 
+use super::store::Items;
+
 /// Bytes per token first guessed for text when none was measured: most text runs 3 to 5.
 /// Raising it guesses longer cuts (more recounts when they are over).
 pub const DEFAULT_GUESS: f64 = 4.0;
@@ -100,32 +102,45 @@ pub fn suffix_start(text: &str, budget: usize, guess: f64, count: &dyn Fn(&str) 
     }
 }
 
-/// How many of the first `items` (JSON texts), as a JSON array, fit `budget` tokens.
+/// How many of `items` from `from` on, as a JSON array, fit `budget` tokens.
 pub fn items(
-    items: &[Box<str>],
+    items: &Items,
+    from: usize,
     budget: usize,
     guess: f64,
     count: &dyn Fn(&str) -> usize,
 ) -> usize {
+    let left = items.len().saturating_sub(from);
     let by_bytes = |cap: usize| {
-        let mut used = 2;
-        items
-            .iter()
-            .take_while(|i| {
-                used += i.len() + 1;
-                used <= cap
-            })
-            .count()
+        // The longest run within `cap` bytes (its length grows with the run).
+        let (mut lo, mut hi) = (0, left);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if items.array_len(from, from + mid) <= cap {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
     };
+    // Tokens never outnumber bytes: a run within the budget in bytes fits uncounted.
+    let sure = by_bytes(budget);
+    if sure == left {
+        return left;
+    }
     let mut k = by_bytes(guessed(budget, guess));
     for _ in 0..ROUNDS {
-        let t = count(&format!("[{}]", items[..k].join(",")));
+        if k <= sure {
+            return sure;
+        }
+        let t = count(&items.array(from, from + k));
         if t <= budget {
             return k;
         }
         k = k * budget / t * 9 / 10;
     }
-    by_bytes(budget)
+    sure
 }
 
 #[cfg(test)]
@@ -147,16 +162,19 @@ mod tests {
         let start = suffix_start(&text, 100, 3.0, &thirds);
         assert!(thirds(&text[start..]) <= 100);
         assert!(text[..start].ends_with('\n'));
-        let items: Vec<Box<str>> = (0..1000).map(|i| Box::from(i.to_string())).collect();
+        let texts: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+        let items = Items::from_texts(texts.iter().map(String::as_str));
         let k = items_fit(&items);
         assert!(k > 50 && k < 1000, "{k}");
         assert!(count_upto(&"é".repeat(100_000), 50, &thirds) > 50);
         assert_eq!(count_upto("abc", 50, &thirds), 1);
     }
 
-    fn items_fit(list: &[Box<str>]) -> usize {
-        let k = items(list, 100, DEFAULT_GUESS, &thirds);
-        assert!(thirds(&format!("[{}]", list[..k].join(","))) <= 100);
+    fn items_fit(list: &Items) -> usize {
+        let k = items(list, 0, 100, DEFAULT_GUESS, &thirds);
+        assert!(thirds(&list.array(0, k)) <= 100);
+        let from = items(list, 990, 100, DEFAULT_GUESS, &thirds);
+        assert_eq!(from, 10, "the last ten fit");
         k
     }
 }

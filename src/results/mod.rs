@@ -4,6 +4,7 @@
 //! (`page.rs`). Results are never written to disk or logged; only the count of bytes saved leaves
 //! this module. Must not do I/O.
 
+pub mod count;
 pub mod fit;
 pub mod page;
 pub mod shape;
@@ -16,7 +17,6 @@ use std::time::Instant;
 use serde_json::Value;
 
 use crate::config;
-use crate::report::tokens::{Tokenizer, TokenizerKind};
 pub use shape::PAGE_TOOL;
 
 /// The shaper and the store of one proxy.
@@ -68,12 +68,21 @@ impl Results {
     /// parts are kept for paging. Counting tokens is CPU work: call it off the async worker when
     /// `may_shape` says yes.
     pub fn shape(&self, result: Value, now: Instant) -> (Value, Option<usize>) {
+        let (result, saved, leftover) = self.shape_deferred(result, now);
+        drop(leftover);
+        (result, saved)
+    }
+
+    /// As `shape`, and what is left of the parsed result to free, which the caller may free
+    /// after answering (a cut `structuredContent` array of thousands of values takes
+    /// milliseconds to free).
+    pub fn shape_deferred(&self, result: Value, now: Instant) -> (Value, Option<usize>, Leftover) {
         // `shape::shape` checks the sizes itself (the proxy asked `may_shape` already).
         if self.max_tokens == 0 || !result.is_object() {
-            return (result, None);
+            return (result, None, Leftover(Vec::new()));
         }
-        let tok = Tokenizer::load(TokenizerKind::O200k);
-        let count = |s: &str| tok.count(s);
+        let counter = count::o200k();
+        let count = |s: &str| counter.count(s);
         let id = format!(
             "{}-{}",
             self.prefix,
@@ -85,21 +94,22 @@ impl Results {
         };
         let mut shaped = match shape::shape(result, self.max_tokens, &names, &count) {
             Ok(s) => s,
-            Err(untouched) => return (untouched, None),
+            Err(untouched) => return (untouched, None, Leftover(Vec::new())),
         };
         let pieces = std::mem::take(&mut shaped.pieces);
+        let leftover = Leftover(std::mem::take(&mut shaped.leftover));
         // A result larger than the whole store is not kept, and its markers say so.
         let bytes = pieces.iter().map(store::Piece::bytes).sum::<usize>() + id.len();
         if bytes > self.cap || !self.lock().put(id.clone(), pieces, now) {
             shape::not_kept(&mut shaped.result);
         }
-        (shaped.result, Some(shaped.saved_bytes))
+        (shaped.result, Some(shaped.saved_bytes), leftover)
     }
 
     /// The answer to `mws_result_page` with `args`.
     pub fn page(&self, args: Option<&Value>, now: Instant) -> Value {
-        let tok = Tokenizer::load(TokenizerKind::O200k);
-        page::answer(args, self, now, &|s: &str| tok.count(s))
+        let counter = count::o200k();
+        page::answer(args, self, now, &|s: &str| counter.count(s))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, store::Store> {
@@ -109,6 +119,15 @@ impl Results {
     /// Bytes the store holds now.
     pub fn held_bytes(&self) -> usize {
         self.lock().used_bytes()
+    }
+}
+
+/// Values cut from a parsed result, already kept as text: dropping it frees them.
+pub struct Leftover(Vec<Value>);
+
+impl Leftover {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 

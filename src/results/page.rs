@@ -135,8 +135,7 @@ pub fn answer(
                     items.len().saturating_sub(1)
                 ));
             }
-            let rest = &items[offset..];
-            let n = fit::items(rest, room, fit::DEFAULT_GUESS, count).max(1);
+            let n = fit::items(items, offset, room, fit::DEFAULT_GUESS, count).max(1);
             let end = offset + n;
             let note = if end < items.len() {
                 format!(
@@ -147,7 +146,7 @@ pub fn answer(
             } else {
                 format!("[mws: items {offset} to {end} of {}: the end]", items.len())
             };
-            answer_with(vec![format!("[{}]", rest[..n].join(",")), note], false)
+            answer_with(vec![items.array(offset, end), note], false)
         }
     }
 }

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::fit;
-use super::store::Piece;
+use super::store::{Items, Piece};
 
 /// Tokens reserved for each marker (the note and the paging call it spells out). Raising it
 /// leaves less of the result in the shaped answer.
@@ -25,6 +25,9 @@ pub struct Shaped {
     pub pieces: Vec<Piece>,
     /// Bytes of text and structured content the client was spared.
     pub saved_bytes: usize,
+    /// The values cut from a `structuredContent` array (kept as text in `pieces`): freeing
+    /// thousands of small values takes milliseconds, so the caller frees them after answering.
+    pub leftover: Vec<Value>,
 }
 
 /// How the markers name the kept result.
@@ -195,8 +198,11 @@ pub fn shape(
             }
         }
     }
-    if let Some(s) = out.get("structuredContent").filter(|v| !v.is_null()) {
-        slots.push((Slot::Structured, crate::mcp::json_len(s)));
+    let mut prepared = None;
+    if let Some(s) = out.get_mut("structuredContent").filter(|v| !v.is_null()) {
+        let (len, array) = measure_structured(s);
+        prepared = array;
+        slots.push((Slot::Structured, len));
     }
     // Tokens never outnumber bytes: under the limit in bytes is under it in tokens, uncounted.
     let bytes: usize = slots.iter().map(|(_, b)| b).sum();
@@ -226,6 +232,7 @@ pub fn shape(
     let mut pieces = Vec::new();
     let mut notes: Vec<(usize, String)> = Vec::new();
     let mut saved = 0;
+    let mut leftover = Vec::new();
     let n = slots.len();
     for (done, (slot, b)) in slots.iter().enumerate() {
         let share = budget / (n - done);
@@ -251,12 +258,23 @@ pub fn shape(
                 }
             }
             Slot::Structured => {
-                let Some(note) =
-                    cut_structured(&mut out, room, guess, names, k, count, &mut pieces)
+                let cut = Cut {
+                    room,
+                    guess,
+                    names,
+                    k,
+                    count,
+                };
+                let Some(array) = prepared.take() else {
+                    continue;
+                };
+                let Some((note, cut_bytes, tail)) = cut_structured(&mut out, *b, array, &cut)
                 else {
                     continue;
                 };
-                saved += b.saturating_sub(crate::mcp::json_len(&out["structuredContent"]));
+                pieces.push(Piece::Array(tail.1));
+                leftover = tail.0;
+                saved += cut_bytes;
                 notes.push((usize::MAX, note));
             }
         }
@@ -269,6 +287,7 @@ pub fn shape(
         result: out,
         pieces,
         saved_bytes: saved,
+        leftover,
     })
 }
 
@@ -300,9 +319,9 @@ fn cut_text(
     if text.trim_start().starts_with('[')
         && let Ok(items) = serde_json::from_str::<Vec<&RawValue>>(&text)
     {
-        let items: Vec<Box<str>> = items.iter().map(|r| Box::from(r.get())).collect();
-        let shown = fit::items(&items, room, guess, count);
-        let kept = format!("[{}]", items[..shown].join(","));
+        let items = Items::from_texts(items.iter().map(|r| r.get()));
+        let shown = fit::items(&items, 0, room, guess, count);
+        let kept = items.array(0, shown);
         let note = format!(
             "[mws: this JSON array has {} items; the first {shown} are above; {}]",
             items.len(),
@@ -322,47 +341,98 @@ fn cut_text(
     (kept, None, Piece::Text(text))
 }
 
-/// `structuredContent` with its array (itself, or its largest array member) cut to `room`
-/// tokens; the note for a content item, or `None` when it has no array to cut.
-fn cut_structured(
-    out: &mut Value,
+/// What a cut is given: room in tokens, the first guess of bytes per token, the names and index
+/// of its piece, the token counter.
+struct Cut<'a> {
     room: usize,
     guess: f64,
-    names: &Names,
+    names: &'a Names<'a>,
     k: usize,
-    count: &dyn Fn(&str) -> usize,
-    pieces: &mut Vec<Piece>,
-) -> Option<String> {
-    let sc = out.get_mut("structuredContent")?;
-    let whole = crate::mcp::json_len(sc);
-    let (path, array) = match sc {
-        Value::Array(a) => (String::new(), a),
-        Value::Object(o) => {
-            let key = largest_array(o)?;
-            let a = o.get_mut(&key)?.as_array_mut()?;
-            (format!(".{key}"), a)
-        }
-        _ => return None,
+    count: &'a dyn Fn(&str) -> usize,
+}
+
+/// The values cut from an array, and the whole array as text for the store.
+type Tail = (Vec<Value>, Items);
+
+/// Where the array to cut is in `structuredContent`: itself (`None`) or the member named.
+type ArrayKey = Option<String>;
+
+fn array_key(sc: &Value) -> Option<ArrayKey> {
+    match sc {
+        Value::Array(_) => Some(None),
+        Value::Object(o) => Some(Some(largest_array(o)?)),
+        _ => None,
+    }
+}
+
+fn array_at<'a>(sc: &'a mut Value, key: &ArrayKey) -> Option<&'a mut Vec<Value>> {
+    match key {
+        None => sc.as_array_mut(),
+        Some(k) => sc.get_mut(k)?.as_array_mut(),
+    }
+}
+
+/// `structuredContent`'s length as compact JSON, and the array a cut would shorten with its
+/// items written out (once: the length is the rest's plus the items').
+fn measure_structured(sc: &mut Value) -> (usize, Option<(ArrayKey, Items)>) {
+    let Some(key) = array_key(sc) else {
+        return (crate::mcp::json_len(sc), None);
     };
-    let items: Vec<Box<str>> = array.iter().map(|v| Box::from(v.to_string())).collect();
+    let Some(array) = array_at(sc, &key) else {
+        return (crate::mcp::json_len(sc), None);
+    };
+    let items = Items::from_values(array);
+    let taken = std::mem::take(array);
+    // With the array emptied: the rest, and `[]`.
+    let rest = crate::mcp::json_len(sc);
+    if let Some(array) = array_at(sc, &key) {
+        *array = taken;
+    }
+    let len = rest - 2 + items.array_len(0, items.len());
+    (len, Some((key, items)))
+}
+
+/// `structuredContent` (`whole` bytes of compact JSON) with its array (`key`, its `items` as
+/// `measure_structured` wrote them) cut to `room` tokens: the note for a content item, the bytes
+/// cut, and the cut values with the array's items; only the kept items are counted.
+fn cut_structured(
+    out: &mut Value,
+    whole: usize,
+    (key, items): (ArrayKey, Items),
+    cut: &Cut,
+) -> Option<(String, usize, Tail)> {
+    let array = array_at(out.get_mut("structuredContent")?, &key)?;
+    let path = key.map_or(String::new(), |k| format!(".{k}"));
+    let total = items.len();
+    let array_bytes = items.array_len(0, total);
     // The rest of the object, in bytes (never fewer than its tokens).
-    let array_bytes = items.iter().map(|i| i.len() + 1).sum::<usize>() + 1;
-    let rest = room
+    let rest = cut
+        .room
         .saturating_sub(whole.saturating_sub(array_bytes))
         .max(1);
-    let shown = fit::items(&items, rest, guess, count);
-    array.truncate(shown);
-    let total = items.len();
-    pieces.push(Piece::Array(items));
-    Some(format!(
-        "[mws: structuredContent{path} has {total} items; the first {shown} are kept; {}]",
-        how_to_read(names, k, shown)
+    let shown = fit::items(&items, 0, rest, cut.guess, cut.count);
+    let cut_bytes = array_bytes - items.array_len(0, shown);
+    let tail = array.split_off(shown);
+    Some((
+        format!(
+            "[mws: structuredContent{path} has {total} items; the first {shown} are kept; {}]",
+            how_to_read(cut.names, cut.k, shown)
+        ),
+        cut_bytes,
+        (tail, items),
     ))
 }
 
+/// The array member with the most bytes (only measured when there are several).
 fn largest_array(o: &Map<String, Value>) -> Option<String> {
-    o.iter()
-        .filter(|(_, v)| v.is_array())
-        .max_by_key(|(_, v)| crate::mcp::json_len(v))
-        .map(|(k, _)| k.clone())
+    let mut arrays = o.iter().filter(|(_, v)| v.is_array());
+    let first = arrays.next()?;
+    match arrays.next() {
+        None => Some(first.0.clone()),
+        Some(_) => o
+            .iter()
+            .filter(|(_, v)| v.is_array())
+            .max_by_key(|(_, v)| crate::mcp::json_len(v))
+            .map(|(k, _)| k.clone()),
+    }
 }

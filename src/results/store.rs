@@ -16,8 +16,8 @@ const TOMBSTONES: usize = 1024;
 pub enum Piece {
     /// A text content item, whole.
     Text(String),
-    /// A JSON array, each item as its compact JSON text.
-    Array(Vec<Box<str>>),
+    /// A JSON array, item by item.
+    Array(Items),
 }
 
 impl Piece {
@@ -25,11 +25,80 @@ impl Piece {
     pub fn bytes(&self) -> usize {
         match self {
             Piece::Text(t) => t.len(),
-            Piece::Array(items) => items
-                .iter()
-                .map(|i| i.len() + std::mem::size_of::<Box<str>>())
-                .sum(),
+            Piece::Array(items) => items.bytes(),
         }
+    }
+}
+
+/// The items of a JSON array as one text, their JSON texts joined by commas, and where each
+/// ends: one allocation however many items, and any run of items is one slice of it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Items {
+    text: String,
+    ends: Vec<usize>,
+}
+
+impl Items {
+    /// Items from their JSON texts (kept byte for byte).
+    pub fn from_texts<'a>(texts: impl IntoIterator<Item = &'a str>) -> Items {
+        let mut items = Items::default();
+        for t in texts {
+            if !items.ends.is_empty() {
+                items.text.push(',');
+            }
+            items.text.push_str(t);
+            items.ends.push(items.text.len());
+        }
+        items
+    }
+
+    /// Items from values, each as its compact JSON (what `Value::to_string` gives), written
+    /// into one buffer.
+    pub fn from_values(values: &[serde_json::Value]) -> Items {
+        let mut buf = Vec::new();
+        let mut ends = Vec::with_capacity(values.len());
+        for v in values {
+            if !ends.is_empty() {
+                buf.push(b',');
+            }
+            serde_json::to_writer(&mut buf, v).expect("a Value always serializes");
+            ends.push(buf.len());
+        }
+        let text = String::from_utf8(buf).expect("serde_json writes UTF-8");
+        Items { text, ends }
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    fn start(&self, i: usize) -> usize {
+        if i == 0 { 0 } else { self.ends[i - 1] + 1 }
+    }
+
+    /// Bytes of items `from..to` as a JSON array.
+    pub fn array_len(&self, from: usize, to: usize) -> usize {
+        if from >= to {
+            2
+        } else {
+            self.ends[to - 1] - self.start(from) + 2
+        }
+    }
+
+    /// Items `from..to` as a JSON array.
+    pub fn array(&self, from: usize, to: usize) -> String {
+        if from >= to {
+            return "[]".into();
+        }
+        format!("[{}]", &self.text[self.start(from)..self.ends[to - 1]])
+    }
+
+    fn bytes(&self) -> usize {
+        self.text.len() + self.ends.len() * std::mem::size_of::<usize>()
     }
 }
 

@@ -17,8 +17,14 @@ impl Proxy {
         }
         let results = self.results.clone();
         let now = Instant::now();
-        match tokio::task::spawn_blocking(move || results.shape(result, now)).await {
-            Ok(shaped) => shaped,
+        match tokio::task::spawn_blocking(move || results.shape_deferred(result, now)).await {
+            Ok((shaped, saved, leftover)) => {
+                // Freeing what was cut waits until the answer is on its way.
+                if !leftover.is_empty() {
+                    tokio::task::spawn_blocking(move || drop(leftover));
+                }
+                (shaped, saved)
+            }
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         }
     }
