@@ -1,7 +1,8 @@
 //! `search.semantic` through the binary against a real HTTP peer: an OpenAI-compatible
 //! embeddings server (tests/peers/embeddings_server.py, hashed bag-of-words vectors) proves the
 //! wire shape, the headers and each failure a user can meet (the message, and keyword ranking
-//! still answering); `mws serve` caches tool vectors in state.db across restarts and embeds a
+//! still answering); answering with all-MiniLM-L6-v2's own vectors, it ranks as the model run
+//! in-process does; `mws serve` caches tool vectors in state.db across restarts and embeds a
 //! changed tool again.
 
 use std::path::{Path, PathBuf};
@@ -30,6 +31,16 @@ fn text(b: &[u8]) -> String {
 
 /// The embeddings server in `mode`, its URL, and the file its request sizes go to.
 fn embeddings(dir: &Path, mode: &str, require: Option<&str>) -> (Child, String, PathBuf) {
+    embeddings_with(dir, mode, require, None)
+}
+
+/// `embeddings`, answering from a file of precomputed vectors when `vectors` names one.
+fn embeddings_with(
+    dir: &Path,
+    mode: &str,
+    require: Option<&str>,
+    vectors: Option<&Path>,
+) -> (Child, String, PathBuf) {
     support::peers::ensure();
     let port_file = dir.join(format!("embed-{mode}.port"));
     let mut cmd = Command::new(support::root().join(".venv/bin/python"));
@@ -38,6 +49,9 @@ fn embeddings(dir: &Path, mode: &str, require: Option<&str>) -> (Child, String, 
         .args(["--mode", mode]);
     if let Some(h) = require {
         cmd.args(["--require-header", h]);
+    }
+    if let Some(v) = vectors {
+        cmd.arg("--vectors").arg(v);
     }
     let child = Child(cmd.stdin(Stdio::null()).spawn().unwrap());
     let deadline = Instant::now() + START_TIMEOUT;
@@ -142,6 +156,61 @@ fn endpoint_sends_headers_and_ranks() {
         "mws search: warning: ranking by keywords only: embeddings endpoint: environment \
          variable EMBED_TOKEN is not set (in `headers.Authorization`)"
     );
+}
+
+/// The endpoint path ranks as the local path does: a real HTTP server answers with
+/// all-MiniLM-L6-v2's own vectors (computed here, in-process, for the catalog's tool texts and the
+/// queries), and `mws search` through it gives the same names in the same order as
+/// `mws search --model` running the model itself.
+#[test]
+fn endpoint_with_the_same_models_vectors_ranks_as_the_local_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = support::minilm_dir();
+    let queries = [
+        "rename a file in the drive",
+        "send an email to the team",
+        "who changed this line of code",
+        "take a screenshot of the page",
+        "move my friday meeting to monday",
+        "order a pizza",
+    ];
+    let catalog: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("catalog.json")).unwrap()).unwrap();
+    let mut texts: Vec<String> = catalog["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(mws::search::semantic::tool_text)
+        .collect();
+    texts.extend(queries.iter().map(|q| q.to_string()));
+    let local =
+        mws::embed::Embedder::open(&mws::config::search::Semantic::Local { dir: model.clone() })
+            .unwrap();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let vectors = local.embed(&refs).unwrap();
+    let table: serde_json::Map<String, Value> = texts
+        .iter()
+        .zip(&vectors)
+        .map(|(t, v)| (t.clone(), json!(v)))
+        .collect();
+    let file = dir.path().join("vectors.json");
+    std::fs::write(&file, Value::Object(table).to_string()).unwrap();
+    let (_srv, url, _log) = embeddings_with(dir.path(), "ok", None, Some(&file));
+    let cfg = config(dir.path(), json!({"url": url, "model": "all-MiniLM-L6-v2"}));
+    let ranked = |out: &Output| -> Vec<String> {
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert!(!err.contains("warning"), "{err}");
+        names(out)
+    };
+    let mut answered = 0;
+    for q in queries {
+        let endpoint = ranked(&search(&cfg, &[], &[q]));
+        let in_process = ranked(&search(&cfg, &[], &["--model", model.to_str().unwrap(), q]));
+        assert_eq!(endpoint, in_process, "query {q:?}");
+        answered += usize::from(!endpoint.is_empty());
+    }
+    assert!(answered >= 5, "only {answered} queries had results");
 }
 
 /// Each way an endpoint can fail gets its message, and keyword ranking answers the same as

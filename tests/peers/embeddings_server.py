@@ -3,9 +3,13 @@
 Vectors are deterministic hashed bags of words (each lowercase word adds +-1 to one of DIM
 buckets), not a quality model: the server proves the wire shape, headers and error handling.
 
+With `--vectors FILE` (a JSON object: text -> vector, computed beforehand by a real model) it
+answers each text with that model's vector instead, and HTTP 400 for a text the file lacks: a test
+can then compare the endpoint path with the same model run in-process.
+
 Usage: embeddings_server.py PORT_FILE [--mode ok|500|slow|wrong-dim|garbage] [--require-header
-NAME:VALUE]. Binds 127.0.0.1 on a free port and writes it to PORT_FILE. Each request's input count
-is appended to PORT_FILE + ".log" (never the texts).
+NAME:VALUE] [--vectors FILE]. Binds 127.0.0.1 on a free port and writes it to PORT_FILE. Each
+request's input count is appended to PORT_FILE + ".log" (never the texts).
 """
 import hashlib
 import json
@@ -19,6 +23,7 @@ args = sys.argv[1:]
 port_file = args[0]
 mode = args[args.index("--mode") + 1] if "--mode" in args else "ok"
 need = args[args.index("--require-header") + 1].split(":", 1) if "--require-header" in args else None
+table = json.load(open(args[args.index("--vectors") + 1])) if "--vectors" in args else None
 
 
 def vector(text, dim=DIM):
@@ -59,6 +64,12 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(3)
         if mode == "garbage":
             return self.answer(200, b"<html>not json</html>")
+        if table is not None:
+            if any(t not in table for t in texts):
+                return self.answer(400, {"error": {"message": "a text has no precomputed vector"}})
+            data = [{"object": "embedding", "index": i, "embedding": table[t]}
+                    for i, t in enumerate(texts)]
+            return self.answer(200, {"object": "list", "data": data, "model": req.get("model")})
         data = []
         for i, t in enumerate(texts):
             dim = DIM + (i % 2 if mode == "wrong-dim" else 0)
