@@ -434,7 +434,7 @@ async fn annotated_arguments_are_mirrored_into_mcp_param_headers() {
 #[tokio::test]
 async fn dead_at_start_serves_nothing_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("http://127.0.0.1:{}/mcp", support::free_port());
+    let url = format!("http://127.0.0.1:{}/mcp", support::dead_port());
     let up = connect(&support::config(
         support::http(&url),
         dir.path(),

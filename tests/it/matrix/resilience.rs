@@ -65,7 +65,7 @@ fn failure(reply: &Value) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dead_at_start_lists_only_the_meta_tools_and_says_so() {
-    let url = format!("http://127.0.0.1:{}/mcp", support::free_port());
+    let url = format!("http://127.0.0.1:{}/mcp", support::dead_port());
     let missing = json!({"command": "/nonexistent/mcp-server"});
     let cases = [
         (json!({"url": url}), format!("upstream unavailable: {url}")),

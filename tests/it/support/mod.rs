@@ -82,6 +82,18 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A loopback port where nothing listens, for tests of an upstream that is down. Taken below
+/// Linux's ephemeral range (32768 and up), which `free_port` and every other bind to port 0 draw
+/// from: a port from there can be handed to another test's server while this test still expects
+/// "connection refused".
+pub fn dead_port() -> u16 {
+    let start = 20_000 + (std::process::id() % 10_000) as u16;
+    (start..32_000)
+        .chain(20_000..start)
+        .find(|&p| std::net::TcpListener::bind(("127.0.0.1", p)).is_ok())
+        .expect("a free loopback port under 32000")
+}
+
 /// How long a dropped child may take to exit after SIGTERM before it gets SIGKILL.
 const DROP_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
