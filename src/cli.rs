@@ -218,6 +218,10 @@ pub struct SearchArgs {
     /// Rank without the usage prior (tools called in recent sessions rank a little higher).
     #[arg(long)]
     pub no_prior: bool,
+    /// Rank even a weak best match instead of answering "nothing matches" (with --eval: what
+    /// that rule costs the gold set's top-3).
+    #[arg(long)]
+    pub always_answer: bool,
     /// Score search on a gold file (JSON lines {"query", "expected": [names]}; an empty list
     /// means nothing should match): top-1, top-3, MRR@10, negatives, misses.
     #[arg(long, value_name = "GOLD.jsonl", conflicts_with_all = ["explain", "limit"])]

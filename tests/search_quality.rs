@@ -90,6 +90,7 @@ fn evaluate_with(
             variant: Some(variant),
             prior: prior.as_ref(),
             semantic: None,
+            always_answer: false,
         };
         let reply = index.search_with(query, &listed, &opts);
         check_reply(query, &reply.text, reply.mode);

@@ -74,6 +74,7 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         variant: None,
         prior: Some(&prior),
         semantic: None,
+        always_answer: args.always_answer,
     };
     let fusion = match args.fusion.as_deref() {
         None | Some("sum") => Fusion::Sum,

@@ -72,6 +72,9 @@ pub struct QueryOptions<'a> {
     pub prior: Option<&'a Prior>,
     /// Tool vectors and the query's vector: ranked queries fuse both rankings (`semantic.rs`).
     pub semantic: Option<semantic::Semantic<'a>>,
+    /// Never answer a ranked query with nothing, however weak its best match (`mws search
+    /// --always-answer`: what "nothing matches" costs a gold set's top-3).
+    pub always_answer: bool,
 }
 
 /// An index over one catalog version. Build once per version, query many times.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::prior::PRIOR_EXTRA;
 use super::query::step;
 use super::reply::{self, Entry, json_len};
-use super::semantic::{MIN_COSINE, MIN_COSINE_ALONE, Semantic, VECTOR_DEPTH, fuse};
+use super::semantic::{Fused, fused, keyword_share};
 use super::tokenize::tokens;
 use super::{
     DEFAULT_LIMIT, QueryOptions, REPLY_BUDGET, Reply, ReplyJson, SearchIndex, Trimmed, Variant,
@@ -182,17 +182,21 @@ fn ranked(
         None => ix.rank(index, &words, allow, limit + extra),
         Some(s) => fused(
             ix,
-            index,
-            &words,
+            Fused {
+                index,
+                words: &words,
+                share: keyword_share(text.split_whitespace().count()),
+                may_be_nothing: restrict.is_none() && !opts.always_answer,
+            },
             &allow,
             s,
-            restrict.is_none(),
             limit + extra,
         ),
     };
     // A weak best candidate: nothing matches (the hint says what to try instead). Not inside a
     // backend the query named: that name is a match the words' confidence does not count.
     if restrict.is_none()
+        && !opts.always_answer
         && sem.is_none()
         && let Some(&(top, _)) = hits.first()
         && ix.confidence(index, top as usize, &words) < ix.min_confidence(index, &words)
@@ -242,53 +246,6 @@ fn ranked(
         Vec::new()
     };
     finish("ranked", None, r.text, r.shown, r.trimmed, explain)
-}
-
-/// Keyword and vector rankings fused (`semantic::fuse`), best first, at most `limit`, and how
-/// many tools are candidates. Unless ranking inside a named backend, nothing when the nearest tool is under `MIN_COSINE_ALONE`, or
-/// under `MIN_COSINE` while the keyword best is under its confidence bar (or nothing matched).
-fn fused(
-    ix: &SearchIndex,
-    index: &super::bm25f::Index,
-    words: &[super::rank::QueryWord],
-    allow: &impl Fn(u32) -> bool,
-    s: Semantic<'_>,
-    may_be_nothing: bool,
-    limit: usize,
-) -> (Vec<(u32, f32)>, usize) {
-    let n = index.n_docs();
-    let (kw, _) = ix.rank(index, words, allow, n);
-    let mut near: Vec<(u32, f32)> = (0..n as u32)
-        .filter(|&d| allow(d))
-        .filter_map(|d| s.vectors.cosine(d as usize, s.query).map(|c| (d, c)))
-        .collect();
-    let order = |a: &(u32, f32), b: &(u32, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-    if near.len() > VECTOR_DEPTH {
-        near.select_nth_unstable_by(VECTOR_DEPTH - 1, order);
-        near.truncate(VECTOR_DEPTH);
-    }
-    near.sort_unstable_by(order);
-    let kw_weak = kw.first().is_none_or(|&(top, _)| {
-        ix.confidence(index, top as usize, words) < ix.min_confidence(index, words)
-    });
-    let best = near.first().map_or(0.0, |x| x.1);
-
-    if may_be_nothing && (best < MIN_COSINE_ALONE || (kw_weak && best < MIN_COSINE)) {
-        return (Vec::new(), 0);
-    }
-    let near_len = near.iter().filter(|x| x.1 >= MIN_COSINE).count();
-    let mut out = fuse(
-        &kw,
-        &near,
-        |d| s.vectors.cosine(d as usize, s.query),
-        s.fusion,
-    );
-    let matched = out
-        .len()
-        .min(kw.len().max(near_len))
-        .max(out.len().min(limit));
-    out.truncate(limit);
-    (out, matched)
 }
 
 fn no_match_hint(ix: &SearchIndex, restrict: Option<u32>) -> String {

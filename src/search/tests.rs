@@ -219,6 +219,7 @@ fn no_match_gives_empty_results_and_a_hint() {
 
 /// A request the catalog cannot serve gets nothing, though common words of it match some tool;
 /// one it serves keeps its results, and a weak match inside a named backend is still ranked.
+/// `always_answer` ranks the weak matches too, in the same order.
 #[test]
 fn a_weak_best_candidate_means_nothing_matches() {
     let ix = index(&load("catalog.json"));
@@ -229,6 +230,7 @@ fn a_weak_best_candidate_means_nothing_matches() {
         ("share a file", 8),
         ("mail folders", 1),
     ];
+    let mut weak_but_ranked = 0;
     for (q, want) in cases {
         let weak = ix.search_with(
             q,
@@ -240,6 +242,21 @@ fn a_weak_best_candidate_means_nothing_matches() {
         );
         let n = weak.json["results"].as_array().unwrap().len();
         assert_eq!(n.min(1), want.min(1), "{q}: {:?}", names(&weak));
+        let always = ix.search_with(
+            q,
+            &HashSet::new(),
+            &QueryOptions {
+                limit: Some(8),
+                always_answer: true,
+                ..Default::default()
+            },
+        );
+        let all = names(&always);
+        assert!(
+            all.len() >= n && all.starts_with(&names(&weak)),
+            "{q}: {all:?}"
+        );
+        weak_but_ranked += usize::from(n == 0 && !all.is_empty());
         if n == 0 {
             assert!(
                 weak.json["hint"]
@@ -250,6 +267,10 @@ fn a_weak_best_candidate_means_nothing_matches() {
             );
         }
     }
+    assert!(
+        weak_but_ranked > 0,
+        "no weak match was ranked with always_answer"
+    );
 }
 
 #[test]

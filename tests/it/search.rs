@@ -215,6 +215,20 @@ fn eval_scores_a_gold_file() {
         human.lines().filter(|l| l.starts_with("miss ")).count(),
         misses
     );
+    // "Nothing matches" answers negatives with nothing; --always-answer ranks every one that
+    // shares a word with some tool, and so answers fewer queries with nothing.
+    let out = run(dir.path(), &[&json[..], &["--always-answer"]].concat());
+    let always: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let n = |v: &Value, k: &str| v[k].as_u64().unwrap();
+    assert!(
+        n(&always, "negativesEmpty") < n(&v, "negativesEmpty"),
+        "{always}"
+    );
+    assert!(
+        n(&always, "positivesEmpty") <= n(&v, "positivesEmpty"),
+        "{always}"
+    );
+    assert!(always["top3"].as_f64() >= v["top3"].as_f64(), "{always}");
 }
 
 /// A bad gold line is named by file and line; a query beside `--eval` is refused.
