@@ -363,6 +363,7 @@ pub fn compute(i: &Inputs) -> Report {
                 .iter()
                 .map(|(m, n)| (m.clone(), Value::from(*n)))
                 .collect(),
+            semantic_ranking: None,
         },
         hit_rate: HitRate::new(calls.ok, ok_not_call_tool, i.hits),
         calls,

@@ -84,6 +84,9 @@ pub fn text(r: &Report, style: Style) -> String {
 
     let s = &r.searches;
     out.push_str("\nSearches\n");
+    if let Some(why) = &s.semantic_ranking {
+        let _ = writeln!(out, "  {}", safe(why));
+    }
     if s.count == 0 {
         out.push_str("  none in the window\n");
     } else {

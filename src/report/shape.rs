@@ -128,6 +128,11 @@ pub struct Searches {
     pub max_reply_bytes: u64,
     /// Searches per mode (`exact`, `backend`, `ranked`, `catalog`).
     pub by_mode: serde_json::Map<String, Value>,
+    /// With `search.semantic` in the config: whether the model answers now, or why search ranks
+    /// by keywords only (`mws doctor`'s `search` line). `mws report` sets it; `compute` leaves it
+    /// `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_ranking: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]

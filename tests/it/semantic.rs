@@ -302,6 +302,50 @@ fn doctor_says_why_semantic_ranking_is_off() {
     );
 }
 
+/// `mws report` says so too, under "Searches" and as `searches.semanticRanking`.
+#[test]
+fn report_says_why_semantic_ranking_is_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_srv, url, _) = embeddings(dir.path(), "ok", None);
+    let report = |semantic: Value| {
+        let cfg = config(dir.path(), semantic);
+        let run = |json: bool| {
+            let mut cmd = mws();
+            cmd.arg("--config").arg(&cfg).arg("report");
+            if json {
+                cmd.arg("--json");
+            }
+            let out = cmd.output().unwrap();
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            text(&out.stdout)
+        };
+        let human = run(false);
+        let line = human
+            .lines()
+            .skip_while(|l| *l != "Searches")
+            .nth(1)
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let v: Value = serde_json::from_str(&run(true)).unwrap();
+        assert_eq!(v["searches"]["semanticRanking"], json!(line), "{human}");
+        line
+    };
+    assert_eq!(
+        report(json!({"url": url, "model": "hashed"})),
+        "semantic ranking with the embeddings endpoint, model hashed: 64 dimensions"
+    );
+    let missing = dir.path().join("no-model");
+    assert_eq!(
+        report(json!({"model": missing})),
+        format!(
+            "semantic ranking off: model directory {}: not a directory; search ranks by keywords \
+             only",
+            missing.display()
+        )
+    );
+}
+
 /// A stdio upstream serving `tools` (rewritten between runs to change the catalog).
 fn write_tools(path: &Path, tools: &Value) {
     std::fs::write(path, tools.to_string()).unwrap();
