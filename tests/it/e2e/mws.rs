@@ -10,7 +10,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::SERVER;
-use super::peers::{Proc, clean_command, free_port, tail};
+use super::peers::{Proc, clean_command, tail};
+use crate::support::free_port;
 
 /// Longest `mws ingest` / `mws promote` may take on a handful of small transcripts.
 const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);

@@ -3,13 +3,15 @@
 //! own process group with a clean environment and an isolated HOME / CODEX_HOME, each run under a
 //! timeout and killed when its handle drops. Must not reach anything but loopback.
 
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::support::free_port;
 
 /// Longest a CLI run may take before it is killed and the test fails. Raising it only helps on a
 /// machine much slower than two cores shared with the rest of the suite.
@@ -29,15 +31,6 @@ fn peers_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/peers")
         .join(name)
-}
-
-/// A free port on 127.0.0.1 (bound, then released for the server to take).
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A command with an empty environment but PATH, so that nothing of the developer's (API keys,
