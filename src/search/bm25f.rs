@@ -140,6 +140,63 @@ impl Tokens {
         self.lens.push(std::mem::take(&mut self.len));
         self.doc_start.push(self.doc_terms.len() as u32);
     }
+
+    /// Appends the tools of `later`, tokenized on its own, after this one's: its terms take this
+    /// dictionary's ids, and terms new here get the next ids in `later`'s order of first
+    /// appearance, so the result is what one pass over both would give. Both must be between
+    /// tools (after `end_doc`).
+    pub fn append(&mut self, later: Tokens) {
+        let Tokens {
+            terms,
+            doc_terms,
+            doc_start,
+            lens,
+            df,
+            ..
+        } = later;
+        let mut by_id: Vec<Option<Box<str>>> = vec![None; terms.len()];
+        for (term, id) in terms {
+            by_id[id as usize] = Some(term);
+        }
+        let ids: Vec<u32> = by_id
+            .into_iter()
+            .zip(df)
+            .map(|(term, df)| {
+                let id = self.intern_owned(term.expect("term ids are dense"));
+                self.df[id as usize] += df;
+                id
+            })
+            .collect();
+        let base = self.doc_terms.len() as u32;
+        self.doc_terms
+            .extend(doc_terms.into_iter().map(|(t, c)| (ids[t as usize], c)));
+        self.doc_start
+            .extend(doc_start.into_iter().skip(1).map(|s| s + base));
+        self.lens.extend(lens);
+    }
+
+    /// Everything but the per-term slots of the last tool (which only `push` reads).
+    #[cfg(test)]
+    pub fn same_as(&self, other: &Tokens) -> bool {
+        self.terms == other.terms
+            && self.doc_terms == other.doc_terms
+            && self.doc_start == other.doc_start
+            && self.lens == other.lens
+            && self.len == other.len
+            && self.df == other.df
+    }
+
+    /// `intern` for a term already in a `Box`.
+    fn intern_owned(&mut self, term: Box<str>) -> u32 {
+        if let Some(&id) = self.terms.get(&term) {
+            return id;
+        }
+        let id = self.terms.len() as u32;
+        self.terms.insert(term, id);
+        self.df.push(0);
+        self.slot.push(u32::MAX);
+        id
+    }
 }
 
 /// One term of one tool: where it ranks in the term's postings.

@@ -413,3 +413,23 @@ fn indexed_prefixes_count_characters_not_bytes() {
         assert_eq!(prefix(s, chars), want, "{s} {chars}");
     }
 }
+
+#[test]
+fn halves_cut_apart_and_appended_give_the_tokens_of_one_pass() {
+    let live = load("livemcp-catalog.json");
+    let tools = live.tools();
+    let whole = tokenize_tools(tools);
+    for at in [0, 1, tools.len() / 2, tools.len() - 1, tools.len()] {
+        let (first, second) = tools.split_at(at);
+        let mut joined = tokenize_tools(first);
+        joined.append(tokenize_tools(second));
+        assert!(joined.same_as(&whole), "split at {at}");
+    }
+    let big: Vec<Value> = tools
+        .iter()
+        .cycle()
+        .take(PARALLEL_FROM + 1)
+        .cloned()
+        .collect();
+    assert!(tokenize_halves(&big).same_as(&tokenize_tools(&big)));
+}
