@@ -194,6 +194,8 @@ pub struct Inputs<'a> {
     /// Successful non-`call_tool` calls inside the listed intervals (`hit_rate`).
     pub hits: u64,
     pub upstream: &'a UpstreamInfo,
+    /// Whether search ranks with the configured embedder, or why not (`None`: not configured).
+    pub semantic_ranking: Option<String>,
 }
 
 fn usage_of(row: Option<&ToolUsageRow>, last_success: Option<&String>) -> Usage {
@@ -363,7 +365,7 @@ pub fn compute(i: &Inputs) -> Report {
                 .iter()
                 .map(|(m, n)| (m.clone(), Value::from(*n)))
                 .collect(),
-            semantic_ranking: None,
+            semantic_ranking: i.semantic_ranking.clone(),
         },
         hit_rate: HitRate::new(calls.ok, ok_not_call_tool, i.hits),
         calls,

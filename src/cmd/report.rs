@@ -150,7 +150,11 @@ pub fn gather(
     wanted.extend(names.iter().map(String::as_str));
     let wanted: Vec<&str> = wanted.into_iter().collect();
     let last_success = store.report_last_success(&wanted)?;
-    let mut report = report::compute(&Inputs {
+    let semantic_ranking = crate::doctor::semantic::check(config).map(|c| match c.status {
+        crate::doctor::Status::Ok => c.summary,
+        _ => format!("{}; search ranks by keywords only", c.summary),
+    });
+    let report = report::compute(&Inputs {
         now,
         window,
         tokenizer,
@@ -168,11 +172,7 @@ pub fn gather(
         refused: &store.report_refused(&span)?,
         policy_hidden: crate::listed::hidden_by_policy(catalog, config),
         upstream,
+        semantic_ranking,
     });
-    report.searches.semantic_ranking =
-        crate::doctor::semantic::check(config).map(|c| match c.status {
-            crate::doctor::Status::Ok => c.summary,
-            _ => format!("{}; search ranks by keywords only", c.summary),
-        });
     Ok(report)
 }

@@ -260,13 +260,7 @@ fn doctor_says_why_semantic_ranking_is_off() {
     let dir = tempfile::tempdir().unwrap();
     let (_srv, url, _) = embeddings(dir.path(), "ok", None);
     let doctor = |semantic: Value| {
-        let cfg = config(dir.path(), semantic);
-        let out = mws()
-            .arg("--config")
-            .arg(&cfg)
-            .arg("doctor")
-            .output()
-            .unwrap();
+        let out = run_with_semantic(dir.path(), semantic, &["doctor"]);
         let t = text(&out.stdout);
         t.lines()
             .skip_while(|l| !l.contains(" search "))
@@ -308,18 +302,12 @@ fn report_says_why_semantic_ranking_is_off() {
     let dir = tempfile::tempdir().unwrap();
     let (_srv, url, _) = embeddings(dir.path(), "ok", None);
     let report = |semantic: Value| {
-        let cfg = config(dir.path(), semantic);
-        let run = |json: bool| {
-            let mut cmd = mws();
-            cmd.arg("--config").arg(&cfg).arg("report");
-            if json {
-                cmd.arg("--json");
-            }
-            let out = cmd.output().unwrap();
+        let run = |args: &[&str]| {
+            let out = run_with_semantic(dir.path(), semantic.clone(), args);
             assert!(out.status.success(), "{}", text(&out.stderr));
             text(&out.stdout)
         };
-        let human = run(false);
+        let human = run(&["report"]);
         let line = human
             .lines()
             .skip_while(|l| *l != "Searches")
@@ -327,7 +315,7 @@ fn report_says_why_semantic_ranking_is_off() {
             .unwrap_or_default()
             .trim()
             .to_string();
-        let v: Value = serde_json::from_str(&run(true)).unwrap();
+        let v: Value = serde_json::from_str(&run(&["report", "--json"])).unwrap();
         assert_eq!(v["searches"]["semanticRanking"], json!(line), "{human}");
         line
     };
@@ -344,6 +332,12 @@ fn report_says_why_semantic_ranking_is_off() {
             missing.display()
         )
     );
+}
+
+/// `mws --config <a config with search.semantic = semantic> args...` in `dir`.
+fn run_with_semantic(dir: &Path, semantic: Value, args: &[&str]) -> std::process::Output {
+    let cfg = config(dir, semantic);
+    mws().arg("--config").arg(&cfg).args(args).output().unwrap()
 }
 
 /// A stdio upstream serving `tools` (rewritten between runs to change the catalog).

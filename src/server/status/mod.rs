@@ -196,6 +196,8 @@ pub fn gather(
         policy_hidden: crate::listed::hidden_by_policy(catalog, config),
         hits: 0,
         upstream,
+        // The page does not show it (`mws report` and `mws doctor` do).
+        semantic_ranking: None,
     });
     Ok(Status {
         report,
