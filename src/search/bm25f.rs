@@ -106,14 +106,10 @@ impl Tokens {
 
     /// The id of `term`, added to the dictionary if new.
     pub fn intern(&mut self, term: &str) -> u32 {
-        if let Some(&id) = self.terms.get(term) {
-            return id;
+        match self.terms.get(term) {
+            Some(&id) => id,
+            None => self.add(term.into()),
         }
-        let id = self.terms.len() as u32;
-        self.terms.insert(term.into(), id);
-        self.df.push(0);
-        self.slot.push(u32::MAX);
-        id
     }
 
     /// One token of the current tool (`term` from `intern`).
@@ -188,9 +184,14 @@ impl Tokens {
 
     /// `intern` for a term already in a `Box`.
     fn intern_owned(&mut self, term: Box<str>) -> u32 {
-        if let Some(&id) = self.terms.get(&term) {
-            return id;
+        match self.terms.get(&term) {
+            Some(&id) => id,
+            None => self.add(term),
         }
+    }
+
+    /// Adds `term`, not yet in the dictionary, with the next id.
+    fn add(&mut self, term: Box<str>) -> u32 {
         let id = self.terms.len() as u32;
         self.terms.insert(term, id);
         self.df.push(0);
