@@ -241,7 +241,8 @@ pub enum SetupCommand {
 
 #[derive(Debug, Args)]
 pub struct SetupUndoArgs {
-    /// Restore even files changed since `--apply` wrote them.
+    /// Put every file back whole, even one changed since `--apply` (what that discards is
+    /// printed first); without it, a changed file is undone entry by entry.
     #[arg(long)]
     pub force: bool,
 }
@@ -255,6 +256,10 @@ pub struct SetupImportArgs {
     /// register mws in each client instead of those servers.
     #[arg(long)]
     pub apply: bool,
+    /// Register mws's HTTP endpoint instead of having each client start `mws serve --stdio`
+    /// (then keep `mws serve` running yourself).
+    #[arg(long)]
+    pub http: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1,7 +1,9 @@
 //! `mws setup import [--apply]` and `mws setup undo`: find the HOME and working directory, read
 //! the clients' configs, print the plan (tables or JSON, secrets masked), and with `--apply` carry
-//! it out (`setup::apply`); undo puts the last backup set back. Glue only: the dry run writes
-//! nothing.
+//! it out (`setup::apply`) and fill the working set from the history already in the clients'
+//! transcripts (ingest and promote), so the first session lists the tools the user used; undo
+//! takes the last `--apply` back (`setup::undo`) and needs no loadable config. Glue only: the
+//! dry run writes nothing.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use serde_json::json;
 
 use super::{CmdResult, load_config};
 use crate::cli::{SetupImportArgs, SetupUndoArgs};
-use crate::setup::{apply, backup, plan, render, sources};
+use crate::setup::{apply, lock, plan, render, sources, undo as setup_undo};
 
 pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
     let home = std::env::var_os("HOME")
@@ -55,10 +57,15 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
             "serve".into(),
             "--stdio".into(),
         ],
-        config_path,
+        config_path: config_path.clone(),
         state_dir: c.state_dir.clone(),
         server_name: c.server_name.clone(),
         url,
+        via: if args.http {
+            apply::Via::Http
+        } else {
+            apply::Via::Stdio
+        },
     };
     let programs = apply::Programs {
         claude: on_path("claude"),
@@ -70,15 +77,21 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
         .collect();
     let report = apply::apply(&plan, &env, &target, &programs, &stamp)
         .map_err(|e| anyhow::anyhow!("setup import --apply: {e}; nothing was changed"))?;
+    let day_one = report.backup_dir.as_ref().map(|_| {
+        day_one(&config_path).unwrap_or_else(|e| {
+            format!("day one: the working set is not filled yet ({e:#}); run `mws promote`")
+        })
+    });
     if args.json {
         let v = json!({
             "backupDir": report.backup_dir,
             "done": report.done,
             "errors": report.errors,
+            "dayOne": day_one,
         });
         writeln!(stdout, "{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        for line in &report.done {
+        for line in report.done.iter().chain(&day_one) {
             writeln!(stdout, "{line}")?;
         }
         for e in &report.errors {
@@ -89,26 +102,107 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
     Ok(if report.errors.is_empty() { 0 } else { 1 })
 }
 
+/// Ingest and promote on the config `--apply` wrote: the calls the user made before mws count
+/// from the first session on. No upstream is asked (no reality check: nothing is dropped).
+fn day_one(config_path: &Path) -> anyhow::Result<String> {
+    let config = crate::config::load(Some(config_path))?.config;
+    let mut store = crate::store::Store::open(&config.db_path())?;
+    let s = crate::ingest::ingest_all(&config, &mut store, false)?;
+    super::adopt_history(&config, &mut store, "mws setup import")?;
+    let now_t = crate::clock::now();
+    let (outcome, declared) = super::promote::decide_now(&config, &store, None, now_t, false)?;
+    let now = crate::clock::fmt(now_t);
+    super::promote::write(
+        &config, &mut store, &outcome, &declared, None, "skipped", &now,
+    )?;
+    Ok(format!(
+        "day one: {} call(s) found in the clients' transcripts; {} tool(s) listed from the first \
+         session on (`mws report` shows why)",
+        s.new_calls,
+        outcome.listing.len()
+    ))
+}
+
 pub fn undo(config: Option<&Path>, args: SetupUndoArgs) -> CmdResult {
-    let loaded = load_config(config)?;
-    let (dir, done) = backup::undo(&loaded.config.state_dir, args.force)
-        .map_err(|e| anyhow::anyhow!("setup undo: {e}"))?;
+    let state_dir = undo_state_dir(config);
+    let _lock = lock::hold(&state_dir).map_err(|e| anyhow::anyhow!("setup undo: {e}"))?;
+    let undone = setup_undo::undo(&state_dir, args.force, &mut |line| {
+        eprintln!("mws setup undo: {line}")
+    })
+    .map_err(|e| anyhow::anyhow!("setup undo: {e}"))?;
     let mut stdout = std::io::stdout().lock();
-    for r in &done {
-        match r {
-            backup::Restored::Restored(p) => writeln!(stdout, "restored {}", p.display())?,
-            backup::Restored::Removed(p) => {
+    let names = |v: &[String]| {
+        v.iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for d in &undone.done {
+        match d {
+            setup_undo::Done::Restored(p) => writeln!(stdout, "restored {}", p.display())?,
+            setup_undo::Done::Removed(p) => {
                 writeln!(stdout, "removed {} (it did not exist before)", p.display())?
+            }
+            setup_undo::Done::Edited {
+                path,
+                put_back,
+                taken_out,
+            } => {
+                let mut parts = Vec::new();
+                if !put_back.is_empty() {
+                    parts.push(format!("put back {}", names(put_back)));
+                }
+                if !taken_out.is_empty() {
+                    parts.push(format!("took out {}", names(taken_out)));
+                }
+                if parts.is_empty() {
+                    parts.push("nothing left to take back".into());
+                }
+                writeln!(
+                    stdout,
+                    "{}: {}; what was changed there since stays",
+                    path.display(),
+                    parts.join(", ")
+                )?
             }
         }
     }
     writeln!(
         stdout,
-        "{} file(s) put back from {}",
-        done.len(),
-        dir.display()
+        "{} file(s) taken back from {}",
+        undone.done.len(),
+        undone.dir.display()
     )?;
-    Ok(0)
+    stdout.flush()?;
+    for l in &undone.left {
+        eprintln!("mws setup undo: left: {l}");
+    }
+    Ok(if undone.left.is_empty() { 0 } else { 1 })
+}
+
+/// The state dir undo works in: the config's, or, when the config does not load (undo must not
+/// need it to), its `stateDir` read leniently, else the default.
+fn undo_state_dir(flag: Option<&Path>) -> PathBuf {
+    match crate::config::load(flag) {
+        Ok(l) => l.config.state_dir,
+        Err(e) => {
+            let path = crate::config::resolve_path(flag);
+            let raw = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| {
+                    serde_json::from_str::<serde_json::Value>(&crate::config::jsonc::strip(&t)).ok()
+                })
+                .and_then(|v| v.get("stateDir")?.as_str().map(PathBuf::from));
+            let dir = raw.map_or_else(crate::config::default_state_dir, |d| {
+                crate::config::expand_tilde(&d)
+            });
+            eprintln!(
+                "mws setup undo: the config does not load ({e}); undoing in {}",
+                dir.display()
+            );
+            dir
+        }
+    }
 }
 
 /// mws's Streamable HTTP endpoint, as clients reach it.

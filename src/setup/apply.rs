@@ -1,19 +1,32 @@
-//! `mws setup import --apply`: carries out a plan. Every file it will touch is checked against
-//! the text the plan was made from and backed up (`backup`) before anything changes; then each
-//! client stops registering the servers that move (Claude Code and Codex through their own CLIs,
-//! the others by editing their files with `jsonc_edit`) and registers mws instead; last, the
-//! servers that did move are written into mws's config as `servers`, each with the other names
-//! it had in clients as `aliases`. A client whose CLI is missing, or whose file changed, keeps
-//! its servers, and they are not written into mws's config. Must not print a secret.
+//! `mws setup import --apply`: carries out a plan, holding the setup lock (`lock`). The config
+//! mws will write is parsed and validated, and every file it will touch is checked against the
+//! text the plan was made from, for a read-only mode and for a server already registered under
+//! mws's name, and backed up (`backup`), before anything changes; then each client stops
+//! registering the servers that move (Claude Code and Codex through their own CLIs, the others
+//! by editing their files: `apply_files`) and registers mws instead; last, the servers that did
+//! move are written into mws's config as `servers`, each with the other names it had in clients
+//! as `aliases`. Every entry taken out or put in is recorded for `undo`. A client whose CLI is
+//! missing, whose file changed or cannot be written keeps its servers, and they are not written
+//! into mws's config. Must not print a secret.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::backup::{self, Set};
+use super::backup::{self, Action, Set};
 use super::plan::{Plan, ServerConfig, Source};
-use super::{Client, jsonc_edit, sources};
+use super::{Client, Found, Origin, Scope, jsonc_edit, sources};
+
+/// How clients reach mws once it is registered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Via {
+    /// Each client starts `mws serve --stdio` itself: nothing else has to be running.
+    #[default]
+    Stdio,
+    /// The Streamable HTTP endpoint of a `mws serve` the user keeps running (`--http`).
+    Http,
+}
 
 /// Where mws is and how clients reach it.
 #[derive(Debug, Clone)]
@@ -25,9 +38,9 @@ pub struct Target {
     pub server_name: String,
     /// mws's Streamable HTTP endpoint.
     pub url: String,
-    /// The command line that starts mws over stdio, for clients whose file holds only commands
-    /// (Claude Desktop).
+    /// The command line that starts mws over stdio (the program first).
     pub stdio: Vec<String>,
+    pub via: Via,
 }
 
 /// The client CLIs found on PATH (`None`: not installed).
@@ -133,6 +146,71 @@ fn is_mws(config: &ServerConfig, url: &str) -> bool {
     matches!(config, ServerConfig::Http { url: u, .. } if super::plan::same_endpoint(u, url))
 }
 
+/// True when a client's registration is mws: its endpoint, or an `mws` program.
+fn found_is_mws(f: &Found, target: &Target) -> bool {
+    match &f.transport {
+        super::Transport::Http { url, .. } => super::plan::same_endpoint(url, &target.url),
+        super::Transport::Stdio { command, .. } => {
+            Some(command) == target.stdio.first()
+                || Path::new(command).file_name().is_some_and(|n| n == "mws")
+        }
+        _ => false,
+    }
+}
+
+/// Where mws's registration in `client` would meet another server of the same name: the file
+/// that has it. Claude Code and Codex register mws before letting go of the moved servers, and
+/// Claude Code lets a local or project server shadow a user one, so any registration of that
+/// name there counts; an edited file counts only when the name stays in it.
+fn name_taken(plan: &Plan, client: Client, target: &Target, ms: &[Move]) -> Option<PathBuf> {
+    let cli = matches!(client, Client::ClaudeCode | Client::Codex);
+    let leaving = |o: &Origin, name: &str| {
+        ms.iter()
+            .any(|m| m.source.name == name && m.source.origin == *o)
+    };
+    let in_place = |o: &Origin| cli || ms.iter().any(|m| m.source.origin.file == o.file);
+    let found = plan.found.iter().find(|f| {
+        f.origin.client == client
+            && f.name == target.server_name
+            && in_place(&f.origin)
+            && !found_is_mws(f, target)
+            && (cli || !leaving(&f.origin, &f.name))
+    });
+    let skipped = plan
+        .skipped
+        .iter()
+        .find(|s| s.origin.client == client && s.name == target.server_name && in_place(&s.origin));
+    found
+        .map(|f| f.origin.file.clone())
+        .or_else(|| skipped.map(|s| s.origin.file.clone()))
+}
+
+/// The keys to the map that holds a client's registration (`backup::Change::at`).
+pub(super) fn place_of(origin: &Origin) -> Vec<String> {
+    let key = match origin.client {
+        Client::Codex => "mcp_servers",
+        c => super::apply_files::servers_key(c),
+    };
+    match (origin.client, origin.scope, &origin.project) {
+        (Client::ClaudeCode, Scope::Local, Some(p)) => {
+            vec!["projects".into(), p.display().to_string(), key.into()]
+        }
+        _ => vec![key.into()],
+    }
+}
+
+/// Parses and validates `text` as mws's config would be loaded.
+fn check_config(text: &str) -> Result<(), String> {
+    let c = crate::config::parse(text).map_err(|p| {
+        if p.line == 0 {
+            p.message
+        } else {
+            format!("line {}, column {}: {}", p.line, p.column, p.message)
+        }
+    })?;
+    crate::config::validate(&c)
+}
+
 /// Carries out `plan` (see the module doc). `stamp` names the backup set.
 pub fn apply(
     plan: &Plan,
@@ -141,6 +219,7 @@ pub fn apply(
     programs: &Programs,
     stamp: &str,
 ) -> Result<Report, String> {
+    let _lock = super::lock::hold(&target.state_dir).map_err(|e| e.to_string())?;
     let mut report = Report::default();
     let moves: Vec<Move> = plan
         .imported
@@ -160,17 +239,21 @@ pub fn apply(
         return Ok(report);
     }
     // mws's own config must take the servers before any client lets go of them.
+    let at_config = |e: String| format!("{}: {e}", target.config_path.display());
+    super::write::target_of(&target.config_path)
+        .and_then(|_| super::write::check_writable(&target.config_path))
+        .map_err(at_config)?;
     let config_before = read(&target.config_path)?;
     let all: BTreeSet<&str> = moves.iter().map(|m| m.server).collect();
-    config_text(
+    let full = config_text(
         &String::from_utf8_lossy(config_before.as_deref().unwrap_or_default()),
         &entries(plan, &all),
     )
-    .map_err(|e| {
-        format!(
-            "{}: cannot add `servers`: {e}",
-            target.config_path.display()
-        )
+    .map_err(|e| at_config(format!("cannot add `servers`: {e}")))?;
+    check_config(&full).map_err(|e| {
+        at_config(format!(
+            "the config with these servers would not load ({e}), so no client is changed"
+        ))
     })?;
 
     let claude_user = sources::claude_user_file(env);
@@ -222,6 +305,37 @@ pub fn apply(
             ));
             continue;
         }
+        let unwritable = files.iter().find_map(|f| {
+            super::write::target_of(f)
+                .and_then(|_| super::write::check_writable(f))
+                .err()
+                .map(|e| (f, e))
+        });
+        if let Some((f, why)) = unwritable {
+            report.errors.push(format!(
+                "{}: {}: {why}; {} stay with {}",
+                client.as_str(),
+                f.display(),
+                names(),
+                client.as_str()
+            ));
+            continue;
+        }
+        if let Some(f) = name_taken(plan, client, target, &ms) {
+            report.errors.push(format!(
+                "{}: {} already has a server named `{}` that is not mws; set `serverName` in {} \
+                 to a name {} does not use (or rename that server), then run `mws setup import \
+                 --apply` again; {} stay with {}",
+                client.as_str(),
+                f.display(),
+                target.server_name,
+                target.config_path.display(),
+                client.as_str(),
+                names(),
+                client.as_str()
+            ));
+            continue;
+        }
         ready.push((client, ms, files));
     }
     if ready.is_empty() {
@@ -257,10 +371,14 @@ pub fn apply(
         let outcome = match client {
             Client::ClaudeCode => super::apply_cli::claude(plan, env, target, programs, ms),
             Client::Codex => super::apply_cli::codex(plan, env, target, programs, ms),
-            _ => edit_files(*client, target, ms),
+            _ => super::apply_files::edit(*client, target, ms),
         };
         for m in &outcome.moved {
             moved.insert(m);
+        }
+        for (file, at, name, action) in &outcome.changes {
+            let at: Vec<&str> = at.iter().map(String::as_str).collect();
+            set.record(file, &at, name, *action);
         }
         report.done.extend(outcome.done);
         report.errors.extend(outcome.errors);
@@ -271,8 +389,18 @@ pub fn apply(
             &String::from_utf8_lossy(config_before.as_deref().unwrap_or_default()),
             &servers,
         )?;
-        crate::private_file::write(&target.config_path, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", target.config_path.display()))?;
+        super::write::with_mode(&target.config_path, text.as_bytes(), Some(0o600))
+            .map_err(|e| format!("{}: {e}", target.config_path.display()))?;
+        for name in servers.keys() {
+            set.record(&target.config_path, &["servers"], name, Action::Added);
+        }
+        let had_upstream = serde_json::from_str::<Value>(&crate::config::jsonc::strip(
+            &String::from_utf8_lossy(config_before.as_deref().unwrap_or_default()),
+        ))
+        .is_ok_and(|v| v.get("upstream").is_some());
+        if had_upstream {
+            set.record(&target.config_path, &[], "upstream", Action::Removed);
+        }
         report.done.push(format!(
             "{}: {} server(s) in `servers`: {}",
             target.config_path.display(),
@@ -282,11 +410,17 @@ pub fn apply(
     }
     set.finish()
         .map_err(|e| format!("cannot finish the backup set {}: {e}", set.dir.display()))?;
-    report.done.push(
-        "restart the clients (Claude Desktop fully) to pick the change up; `mws setup undo` \
-         puts every file above back as it was"
+    report.done.push(match target.via {
+        Via::Stdio => "restart the clients (Claude Desktop fully): each starts `mws serve \
+                       --stdio` itself, nothing else has to run; `mws setup undo` takes back \
+                       every change above"
             .into(),
-    );
+        Via::Http => format!(
+            "keep `mws serve` running (clients reach it at {}) and restart the clients; `mws \
+             setup undo` takes back every change above",
+            target.url
+        ),
+    });
     Ok(report)
 }
 
@@ -294,8 +428,18 @@ pub fn apply(
 #[derive(Debug, Default)]
 pub(super) struct Outcome<'a> {
     pub moved: Vec<&'a str>,
+    /// Each entry taken out or put in: file, keys to its map, name (`backup::Change`).
+    pub changes: Vec<(PathBuf, Vec<String>, String, Action)>,
     pub done: Vec<String>,
     pub errors: Vec<String>,
+}
+
+impl Outcome<'_> {
+    pub fn change(&mut self, file: &Path, at: &[impl AsRef<str>], name: &str, action: Action) {
+        let at = at.iter().map(|k| k.as_ref().to_string()).collect();
+        self.changes
+            .push((file.to_path_buf(), at, name.to_string(), action));
+    }
 }
 
 /// A file's bytes, `None` when it does not exist.
@@ -317,92 +461,11 @@ fn unchanged(plan: &Plan, file: &Path) -> bool {
     }
 }
 
-fn codex_user_file(env: &sources::Env) -> PathBuf {
+pub(super) fn codex_user_file(env: &sources::Env) -> PathBuf {
     env.codex_home
         .clone()
         .unwrap_or_else(|| env.home.join(".codex"))
         .join("config.toml")
-}
-
-/// How a client whose file mws edits registers mws: the map key and the entry.
-fn registration(client: Client, target: &Target) -> (&'static str, Value) {
-    match client {
-        Client::ClaudeDesktop => (
-            "mcpServers",
-            json!({"command": target.stdio[0], "args": target.stdio[1..]}),
-        ),
-        Client::VsCode => ("servers", json!({"type": "http", "url": target.url})),
-        Client::GeminiCli => ("mcpServers", json!({"httpUrl": target.url})),
-        _ => ("mcpServers", json!({"url": target.url})),
-    }
-}
-
-/// Claude Desktop, Cursor, VS Code and Gemini CLI: each file loses the moved entries and gains
-/// mws's (unless it has an entry of that name already); comments and other keys stay.
-fn edit_files<'a>(client: Client, target: &Target, ms: &[Move<'a>]) -> Outcome<'a> {
-    let mut out = Outcome::default();
-    let (key, entry) = registration(client, target);
-    let mut files: BTreeMap<&Path, Vec<&Move>> = BTreeMap::new();
-    for m in ms {
-        files.entry(&m.source.origin.file).or_default().push(m);
-    }
-    for (file, ms) in files {
-        let edited = (|| -> Result<String, String> {
-            let before = read(file)?.ok_or("it is gone")?;
-            let mut text = String::from_utf8(before).map_err(|e| e.to_string())?;
-            for m in &ms {
-                text = jsonc_edit::remove(&text, &[key], &m.source.name)?;
-            }
-            let doc: Value = serde_json::from_str(&crate::config::jsonc::strip(&text))
-                .map_err(|e| e.to_string())?;
-            if doc
-                .get(key)
-                .and_then(|s| s.get(&target.server_name))
-                .is_none()
-            {
-                text = jsonc_edit::set(&text, &[key], &target.server_name, &entry)?;
-            }
-            Ok(text)
-        })();
-        let names = ms
-            .iter()
-            .map(|m| m.source.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        match edited.and_then(|t| write_keeping_mode(file, t.as_bytes())) {
-            Ok(()) => {
-                out.moved.extend(ms.iter().map(|m| m.server));
-                out.done.push(format!(
-                    "{}: {}: {names} now behind mws; mws registered as `{}`",
-                    client.as_str(),
-                    file.display(),
-                    target.server_name
-                ));
-            }
-            Err(e) => out.errors.push(format!(
-                "{}: {}: not changed ({e}); {names} stay with {}",
-                client.as_str(),
-                file.display(),
-                client.as_str()
-            )),
-        }
-    }
-    out
-}
-
-/// Replaces `path` whole (temp file and rename) and gives it back its mode.
-pub(super) fn write_keeping_mode(path: &Path, body: &[u8]) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(path).ok().map(|m| m.permissions().mode());
-    let io = |e: std::io::Error| format!("cannot write: {e}");
-    crate::private_file::prepare(path, body)
-        .map_err(io)?
-        .commit()
-        .map_err(io)?;
-    if let Some(mode) = mode {
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).map_err(io)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

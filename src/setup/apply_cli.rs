@@ -10,12 +10,13 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use super::apply::{Move, Outcome, Programs, Target};
+use super::apply::{Move, Outcome, Programs, Target, Via};
+use super::backup::Action;
 use super::plan::Plan;
 use super::{Client, Scope, sources};
 
-/// Claude Code: register mws in user scope (its tools loaded up front: `alwaysLoad`), then remove
-/// each moved registration from its scope.
+/// Claude Code: register mws in user scope (started over stdio, or at its URL with `--http`; its
+/// tools loaded up front: `alwaysLoad`), then remove each moved registration from its scope.
 pub(super) fn claude<'a>(
     plan: &Plan,
     env: &sources::Env,
@@ -24,7 +25,16 @@ pub(super) fn claude<'a>(
     ms: &[Move<'a>],
 ) -> Outcome<'a> {
     let program = programs.claude.as_deref().expect("checked by apply");
-    let entry = json!({"type": "http", "url": target.url, "alwaysLoad": true}).to_string();
+    let entry = match target.via {
+        Via::Stdio => json!({
+            "type": "stdio",
+            "command": target.stdio[0],
+            "args": target.stdio[1..],
+            "alwaysLoad": true
+        }),
+        Via::Http => json!({"type": "http", "url": target.url, "alwaysLoad": true}),
+    }
+    .to_string();
     let add = [
         "mcp",
         "add-json",
@@ -33,12 +43,13 @@ pub(super) fn claude<'a>(
         target.server_name.as_str(),
         entry.as_str(),
     ];
+    let user_file = sources::claude_user_file(env);
     moves(
         (Client::ClaudeCode, program),
         plan,
         target,
         ms,
-        (&add, &env.home),
+        (&add, &env.home, &user_file),
         |m| {
             let o = &m.source.origin;
             let cwd = match o.scope {
@@ -67,19 +78,21 @@ pub(super) fn codex<'a>(
     ms: &[Move<'a>],
 ) -> Outcome<'a> {
     let program = programs.codex.as_deref().expect("checked by apply");
-    let add = [
-        "mcp",
-        "add",
-        target.server_name.as_str(),
-        "--url",
-        target.url.as_str(),
-    ];
+    let mut add = vec!["mcp", "add", target.server_name.as_str()];
+    match target.via {
+        Via::Stdio => {
+            add.push("--");
+            add.extend(target.stdio.iter().map(String::as_str));
+        }
+        Via::Http => add.extend(["--url", target.url.as_str()]),
+    }
+    let user_file = super::apply::codex_user_file(env);
     moves(
         (Client::Codex, program),
         plan,
         target,
         ms,
-        (&add, &env.home),
+        (&add, &env.home, &user_file),
         |m| match m.source.origin.scope {
             Scope::User => Ok(Removal::Run(
                 vec!["mcp".into(), "remove".into(), m.source.name.clone()],
@@ -114,7 +127,7 @@ fn codex_project_remove(file: &Path, name: &str) -> Result<(), String> {
     if removed.is_none() {
         return Err(at(format!("has no [mcp_servers.{name}] any more")));
     }
-    super::apply::write_keeping_mode(file, doc.to_string().as_bytes()).map_err(at)
+    super::write::keeping_mode(file, doc.to_string().as_bytes()).map_err(at)
 }
 
 /// Registers mws (unless the client has it under that name and keeps it), then runs one removal
@@ -124,7 +137,7 @@ fn moves<'a>(
     plan: &Plan,
     target: &Target,
     ms: &[Move<'a>],
-    (add, add_cwd): (&[&str], &Path),
+    (add, add_cwd, add_file): (&[&str], &Path, &Path),
     remove: impl Fn(&Move<'_>) -> Result<Removal, String>,
 ) -> Outcome<'a> {
     let mut out = Outcome::default();
@@ -149,6 +162,11 @@ fn moves<'a>(
             ));
             return out;
         }
+        let key = match client {
+            Client::Codex => "mcp_servers",
+            _ => "mcpServers",
+        };
+        out.change(add_file, &[key], &target.server_name, Action::Added);
         out.done.push(format!(
             "{name}: mws registered as `{}` (user scope)",
             target.server_name
@@ -170,6 +188,8 @@ fn moves<'a>(
         match result {
             Ok(()) => {
                 out.moved.push(m.server);
+                let at = super::apply::place_of(o);
+                out.change(&o.file, &at, &m.source.name, Action::Removed);
                 out.done.push(format!(
                     "{name}: `{}` ({place}) now behind mws as `{}`",
                     m.source.name, m.server

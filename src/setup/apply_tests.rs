@@ -13,6 +13,7 @@ fn target(dir: &Path) -> Target {
         server_name: "toolbox".into(),
         url: "http://127.0.0.1:4484/mcp".into(),
         stdio: vec!["mws".into(), "serve".into(), "--stdio".into()],
+        via: Via::Http,
     }
 }
 
@@ -120,4 +121,142 @@ fn the_single_upstream_goes_into_servers() {
         json!({"command": "uvx", "args": ["mcp-server-time"], "adoptsUpstreamHistory": true})
     );
     crate::config::parse(&t).expect("the written config loads");
+}
+
+/// Writes `text` at `home/.cursor/mcp.json` and returns the path.
+fn cursor_file(home: &Path, text: &str) -> std::path::PathBuf {
+    let file = home.join(".cursor/mcp.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn a_read_only_client_file_is_refused_and_keeps_its_servers() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h");
+    let text = r#"{"mcpServers": {"a": {"command": "x"}}}"#;
+    let file = cursor_file(&home, text);
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let env = env(&home);
+    let t = target(dir.path());
+    let plan = plan::plan_for(sources::scan(&env), Some(&t.url));
+    let report = apply(&plan, &env, &t, &Programs::default(), "20261201T000000Z").unwrap();
+    assert_eq!(
+        report.errors,
+        [format!(
+            "cursor: {f}: it is read-only (mode 444): mws does not change a file you made \
+             read-only; run `chmod u+w {f}` to let it; a stay with cursor",
+            f = file.display()
+        )]
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    assert!(!t.config_path.exists(), "nothing moved, nothing written");
+}
+
+/// Another server already called `toolbox` that stays (switched off): the client is stopped,
+/// none of its servers leave.
+#[test]
+fn a_client_with_another_server_under_mws_name_keeps_all_its_servers() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h");
+    let text = r#"{"mcpServers": {"a": {"command": "x"}, "toolbox": {"command": "mine", "disabled": true}}}"#;
+    let file = cursor_file(&home, text);
+    let env = env(&home);
+    let t = target(dir.path());
+    let plan = plan::plan_for(sources::scan(&env), Some(&t.url));
+    let report = apply(&plan, &env, &t, &Programs::default(), "20261201T000000Z").unwrap();
+    assert_eq!(
+        report.errors,
+        [format!(
+            "cursor: {} already has a server named `toolbox` that is not mws; set `serverName` \
+             in {} to a name cursor does not use (or rename that server), then run `mws setup \
+             import --apply` again; a stay with cursor",
+            file.display(),
+            t.config_path.display()
+        )]
+    );
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
+/// The config mws would write is loaded before any client is touched.
+#[test]
+fn a_config_that_would_not_load_changes_no_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h");
+    let text = r#"{"mcpServers": {"a": {"command": "x"}}}"#;
+    let file = cursor_file(&home, text);
+    let env = env(&home);
+    let t = target(dir.path());
+    std::fs::write(&t.config_path, r#"{"listen": {"host": "0.0.0.0"}}"#).unwrap();
+    let plan = plan::plan_for(sources::scan(&env), Some(&t.url));
+    let err = apply(&plan, &env, &t, &Programs::default(), "20261201T000000Z").unwrap_err();
+    assert!(
+        err.starts_with(&format!(
+            "{}: the config with these servers would not load (`listen.host`",
+            t.config_path.display()
+        )),
+        "{err}"
+    );
+    assert!(err.ends_with("so no client is changed"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
+
+#[test]
+fn a_second_apply_while_one_runs_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h");
+    cursor_file(&home, r#"{"mcpServers": {"a": {"command": "x"}}}"#);
+    let env = env(&home);
+    let t = target(dir.path());
+    let plan = plan::plan_for(sources::scan(&env), Some(&t.url));
+    let _running = crate::setup::lock::hold(&t.state_dir).unwrap();
+    let err = apply(&plan, &env, &t, &Programs::default(), "20261201T000000Z").unwrap_err();
+    assert!(
+        err.starts_with("another `mws setup import --apply`"),
+        "{err}"
+    );
+    assert!(!t.config_path.exists());
+}
+
+/// By default a client starts mws itself; a linked file is written through its link.
+#[test]
+fn stdio_registration_through_a_linked_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("h");
+    let real = dir.path().join("dotfiles/mcp.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, r#"{"mcpServers": {"a": {"command": "x"}}}"#).unwrap();
+    std::fs::create_dir_all(home.join(".cursor")).unwrap();
+    let link = home.join(".cursor/mcp.json");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let env = env(&home);
+    let t = Target {
+        via: Via::Stdio,
+        ..target(dir.path())
+    };
+    let plan = plan::plan_for(sources::scan(&env), Some(&t.url));
+    let report = apply(&plan, &env, &t, &Programs::default(), "20261201T000000Z").unwrap();
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&real).unwrap()).unwrap();
+    assert_eq!(
+        v["mcpServers"],
+        json!({"toolbox": {"command": "mws", "args": ["serve", "--stdio"]}})
+    );
+    assert!(
+        report
+            .done
+            .last()
+            .unwrap()
+            .contains("each starts `mws serve --stdio` itself"),
+        "{:?}",
+        report.done
+    );
 }

@@ -1,8 +1,10 @@
 //! The backups `mws setup import --apply` takes before changing any file, and `mws setup undo`,
 //! which puts them back. A set is `stateDir/setup-backups/<time>/`: one byte-identical copy per
 //! file (`<n>.bak`, 0600) and `manifest.json` naming each file, whether it existed, its mode, and
-//! a digest of what `--apply` left there. Undo refuses a file changed since then (unless forced)
-//! and renames the set `<time>.undone`. Must not read or write anything but the files it names.
+//! a digest of what `--apply` left there, and one `Change` per registration `--apply` took out of
+//! or put into a file (its place and name; the value stays in the copy, only a digest of what was
+//! put in is kept). `setup::undo` reads a set back. Must not read or write anything but the files
+//! it names.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -34,6 +36,33 @@ pub struct Entry {
 pub struct Manifest {
     pub created: String,
     pub files: Vec<Entry>,
+    /// What `--apply` did inside the files, entry by entry (none in a set written before
+    /// entries were recorded).
+    #[serde(default)]
+    pub changes: Vec<Change>,
+}
+
+/// One registration `--apply` took out of a file or put into it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct Change {
+    pub file: PathBuf,
+    /// The keys from the top of the document to the map that holds the entry (`[]`: the top).
+    pub at: Vec<String>,
+    pub name: String,
+    pub action: Action,
+    /// `doc::entry_digest` of the entry as `--apply` left it (`added` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    /// Taken out: its old value is in the file's copy.
+    Removed,
+    /// Put in by `--apply`.
+    Added,
 }
 
 /// A set being written by `--apply`.
@@ -70,6 +99,7 @@ impl Set {
             manifest: Manifest {
                 created: stamp.to_string(),
                 files: Vec::new(),
+                changes: Vec::new(),
             },
         };
         set.write_manifest()?;
@@ -102,10 +132,30 @@ impl Set {
         self.write_manifest()
     }
 
-    /// Records what each saved file holds now, for undo's check.
+    /// Records one change `--apply` made inside a saved file.
+    pub fn record(&mut self, file: &Path, at: &[&str], name: &str, action: Action) {
+        self.manifest.changes.push(Change {
+            file: file.to_path_buf(),
+            at: at.iter().map(|k| k.to_string()).collect(),
+            name: name.to_string(),
+            action,
+            after: None,
+        });
+    }
+
+    /// Records what each saved file, and each entry put in, holds now, for undo's check.
     pub fn finish(&mut self) -> std::io::Result<()> {
         for e in &mut self.manifest.files {
             e.after = std::fs::read(&e.path).ok().map(|b| digest(&b));
+        }
+        for c in &mut self.manifest.changes {
+            if c.action == Action::Added {
+                c.after = std::fs::read(&c.file)
+                    .ok()
+                    .and_then(|b| super::doc::Doc::parse(&b, is_toml(&c.file)).ok())
+                    .and_then(|d| d.get(&c.at, &c.name))
+                    .map(|v| super::doc::entry_digest(&v));
+            }
         }
         self.write_manifest()
     }
@@ -120,151 +170,55 @@ impl Set {
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum UndoError {
-    #[error("nothing to undo: no backup set in {0}")]
-    Nothing(PathBuf),
-    #[error("cannot read the backup set {dir}: {message}")]
-    Unreadable { dir: PathBuf, message: String },
-    #[error(
-        "not restored: changed since `mws setup import --apply` wrote {}: {}; run `mws setup undo --force` to put the backups back anyway (the backups stay in {})",
-        if .files.len() == 1 { "it" } else { "them" },
-        .files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-        .dir.display()
-    )]
-    Changed { dir: PathBuf, files: Vec<PathBuf> },
-    #[error("cannot restore {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+/// A file read as TOML (Codex's `config.toml`) rather than JSON.
+pub fn is_toml(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "toml")
 }
 
-/// What undo did to one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Restored {
-    /// Put back as it was.
-    Restored(PathBuf),
-    /// It did not exist before: removed.
-    Removed(PathBuf),
-}
-
-/// The newest set not yet undone.
-fn latest(state_dir: &Path) -> Result<PathBuf, UndoError> {
+/// The newest set not yet undone, or `None` when there is none.
+pub fn latest(state_dir: &Path) -> Option<PathBuf> {
     let root = state_dir.join(DIR);
     let mut sets: Vec<PathBuf> = std::fs::read_dir(&root)
-        .map_err(|_| UndoError::Nothing(root.clone()))?
+        .ok()?
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.join(MANIFEST).is_file() && !p.to_string_lossy().ends_with(UNDONE))
         .collect();
     sets.sort();
-    sets.pop().ok_or(UndoError::Nothing(root))
+    sets.pop()
 }
 
-/// Puts back the newest set: every file byte-identical with its old mode, files that did not
-/// exist removed. With a file changed since `--apply` and no `force`, nothing is restored.
-pub fn undo(state_dir: &Path, force: bool) -> Result<(PathBuf, Vec<Restored>), UndoError> {
-    let dir = latest(state_dir)?;
-    let unreadable = |message: String| UndoError::Unreadable {
-        dir: dir.clone(),
-        message,
-    };
-    let text = std::fs::read(dir.join(MANIFEST)).map_err(|e| unreadable(e.to_string()))?;
+/// A set as `--apply` left it: its manifest and each file's copy (`None`: it did not exist).
+pub struct Saved {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub copies: Vec<Option<Vec<u8>>>,
+}
+
+/// Reads the set in `dir`, or says what is wrong with it.
+pub fn read_set(dir: &Path) -> Result<Saved, String> {
+    let text = std::fs::read(dir.join(MANIFEST)).map_err(|e| e.to_string())?;
     let manifest: Manifest =
-        serde_json::from_slice(&text).map_err(|e| unreadable(format!("{MANIFEST}: {e}")))?;
+        serde_json::from_slice(&text).map_err(|e| format!("{MANIFEST}: {e}"))?;
     let mut copies = Vec::new();
     for e in &manifest.files {
-        let copy = match &e.backup {
-            Some(name) => Some(
-                std::fs::read(dir.join(name))
-                    .map_err(|err| unreadable(format!("{name}: {err}")))?,
-            ),
+        copies.push(match &e.backup {
+            Some(name) => {
+                Some(std::fs::read(dir.join(name)).map_err(|err| format!("{name}: {err}"))?)
+            }
             None => None,
-        };
-        copies.push(copy);
-    }
-    let changed: Vec<PathBuf> = manifest
-        .files
-        .iter()
-        .filter(|e| std::fs::read(&e.path).ok().map(|b| digest(&b)) != e.after)
-        .map(|e| e.path.clone())
-        .collect();
-    if !changed.is_empty() && !force {
-        return Err(UndoError::Changed {
-            dir,
-            files: changed,
         });
     }
-    let mut done = Vec::new();
-    for (e, copy) in manifest.files.iter().zip(copies) {
-        let io = |source| UndoError::Io {
-            path: e.path.clone(),
-            source,
-        };
-        match copy {
-            Some(bytes) => {
-                let pending = private_file::prepare(&e.path, &bytes).map_err(io)?;
-                pending.commit().map_err(io)?;
-                if let Some(mode) = e.mode {
-                    std::fs::set_permissions(&e.path, std::fs::Permissions::from_mode(mode))
-                        .map_err(io)?;
-                }
-                done.push(Restored::Restored(e.path.clone()));
-            }
-            None => match std::fs::remove_file(&e.path) {
-                Ok(()) => done.push(Restored::Removed(e.path.clone())),
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(io(err)),
-            },
-        }
-    }
-    let mut undone = dir.clone().into_os_string();
-    undone.push(UNDONE);
-    std::fs::rename(&dir, &undone).map_err(|source| UndoError::Io {
-        path: dir.clone(),
-        source,
-    })?;
-    Ok((dir, done))
+    Ok(Saved {
+        dir: dir.to_path_buf(),
+        manifest,
+        copies,
+    })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn save_change_undo_is_byte_identical_and_refuses_later_edits() {
-        let dir = tempfile::tempdir().unwrap();
-        let (state, a, b) = (
-            dir.path().join("state"),
-            dir.path().join("a.json"),
-            dir.path().join("new.json"),
-        );
-        std::fs::write(&a, b"{\"x\": 1}").unwrap();
-        std::fs::set_permissions(&a, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let mut set = Set::create(&state, "20261201T100000Z").unwrap();
-        set.save(&a, Some(b"{\"x\": 1}")).unwrap();
-        set.save(&b, None).unwrap();
-        std::fs::write(&a, b"changed").unwrap();
-        std::fs::write(&b, b"made").unwrap();
-        set.finish().unwrap();
-
-        std::fs::write(&a, b"changed again").unwrap();
-        let err = undo(&state, false).unwrap_err().to_string();
-        assert!(err.starts_with("not restored: changed since"), "{err}");
-        assert!(err.contains("a.json"), "{err}");
-        assert_eq!(std::fs::read(&a).unwrap(), b"changed again");
-
-        let (_, done) = undo(&state, true).unwrap();
-        assert_eq!(
-            done,
-            [Restored::Restored(a.clone()), Restored::Removed(b.clone())]
-        );
-        assert_eq!(std::fs::read(&a).unwrap(), b"{\"x\": 1}");
-        let mode = std::fs::metadata(&a).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o644);
-        assert!(!b.exists());
-        let again = undo(&state, false).unwrap_err().to_string();
-        assert!(again.starts_with("nothing to undo"), "{again}");
-    }
+/// Marks the set in `dir` put back: renamed `<time>.undone`.
+pub fn mark_undone(dir: &Path) -> std::io::Result<()> {
+    let mut undone = dir.to_path_buf().into_os_string();
+    undone.push(UNDONE);
+    std::fs::rename(dir, &undone)
 }

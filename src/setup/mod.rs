@@ -1,21 +1,27 @@
 //! `mws setup import`: the MCP servers other clients have registered, as found in their config
-//! files, and the plan for putting them behind mws. The readers are pure (text in, findings out);
-//! `sources` is the only part that touches the disk, and only to read. Must not write any file.
+//! files, and the plan for putting them behind mws; `apply` carries a plan out and `undo` takes
+//! it back. The readers and the plan are pure (text in, findings out); `sources` only reads;
+//! only `apply*`, `write`, `backup`, `lock` and `undo` write, and only the files a plan names.
 
 pub mod apply;
 mod apply_cli;
+mod apply_files;
 pub mod backup;
 pub mod claude_code;
 pub mod claude_desktop;
 pub mod codex;
 pub mod cursor;
+pub mod doc;
 pub mod entry;
 pub mod gemini;
 pub mod jsonc_edit;
+pub mod lock;
 pub mod plan;
 pub mod render;
 pub mod sources;
+pub mod undo;
 pub mod vscode;
+pub mod write;
 
 use std::collections::BTreeMap;
 use std::fmt;
