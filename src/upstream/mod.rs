@@ -270,6 +270,10 @@ struct Inner {
     /// One refresh at a time; others wait for it or (in the background) skip.
     refreshing: tokio::sync::Mutex<()>,
     list_budget: Duration,
+    /// The first listing's budget, the server's start included (`timeouts.firstStartMs`).
+    first_start_budget: Duration,
+    /// Set once the first listing has been tried: later ones get `list_budget`.
+    listed_once: std::sync::atomic::AtomicBool,
     call_budget: Duration,
     notes: tokio::sync::broadcast::Sender<Value>,
     /// `target(config)`, for messages.
@@ -310,6 +314,8 @@ impl Remote {
             ),
             refreshing: tokio::sync::Mutex::new(()),
             list_budget: Duration::from_millis(t.list_ms),
+            first_start_budget: Duration::from_millis(t.first_start_ms.max(t.list_ms)),
+            listed_once: Default::default(),
             call_budget: Duration::from_millis(t.call_ms),
             notes,
             target: target(config),
