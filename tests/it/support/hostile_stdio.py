@@ -11,7 +11,8 @@ for the proxy's upstream fault tests (tests/it/faults/upstream.rs):
   to $CANCEL_LOG.
 - `deepschema`: lists `echo` beside a tool whose inputSchema nests 200 levels deep.
 - `deep`: its `deep` tool answers a structuredContent nested 200 levels deep; `echo` works.
-- `endless`: every tools/list page has 100 tools and a new nextCursor, forever.
+- `endless`: every tools/list page has $ENDLESS_TOOLS tools (default 100) with descriptions of
+  $ENDLESS_DESC bytes (default 200) and a new nextCursor, forever.
 - `slowstart`: sleeps $SLOW_START_S seconds (default 3) before answering initialize.
 """
 import json
@@ -94,8 +95,9 @@ for line in sys.stdin:
             "serverInfo": {"name": "hostile", "version": "0.1"}}})
     elif method == "tools/list" and MODE == "endless":
         page = int((msg.get("params") or {}).get("cursor") or "0")
-        tools = [{"name": f"tool_{page}_{i}", "description": "d" * 200, "inputSchema": OBJ}
-                 for i in range(100)]
+        desc = "d" * int(os.environ.get("ENDLESS_DESC", "200"))
+        tools = [{"name": f"tool_{page}_{i}", "description": desc, "inputSchema": OBJ}
+                 for i in range(int(os.environ.get("ENDLESS_TOOLS", "100")))]
         send({"jsonrpc": "2.0", "id": mid,
               "result": {"tools": tools, "nextCursor": str(page + 1)}})
     elif method == "tools/list":
