@@ -18,7 +18,11 @@ const CAP_WITHIN: Duration = Duration::from_secs(120);
 const CASES: &[(&str, usize, usize)] = &[
     ("100 tools of 200 B a page (the tool cap)", 100, 200),
     ("50 tools of 20 KB a page (the byte cap)", 50, 20_000),
-    ("10 tools of 3 MB a page (30 MB pages, near the one-message cap)", 10, 3_000_000),
+    (
+        "10 tools of 3 MB a page (30 MB pages, near the one-message cap)",
+        10,
+        3_000_000,
+    ),
 ];
 
 fn main() {

@@ -53,7 +53,12 @@ impl Inner {
                 self.cache.store(tools, Instant::now());
             }
             Err(e) => {
-                tracing::warn!("listing the upstream's tools failed: {e}");
+                match &self.server {
+                    Some(name) => {
+                        tracing::warn!("listing the tools of server \"{name}\" failed: {e}")
+                    }
+                    None => tracing::warn!("listing the upstream's tools failed: {e}"),
+                }
                 // It answered, but not with a usable list: say what, not "down".
                 let answered = match &e {
                     UpstreamError::Protocol(m) => Some(m.clone()),

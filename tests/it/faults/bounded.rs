@@ -146,7 +146,8 @@ async fn an_outage_is_a_tool_result_in_both_eras_and_over_stdio() {
 
 /// Servers that take 3 s to answer `initialize` (listMs is 1 s): on a first start `mws doctor`
 /// waits for them under `firstStartMs` and finds each reachable with its tools; with
-/// `firstStartMs` no longer than `listMs` the same servers are not reachable in time (which a
+/// `firstStartMs` no longer than `listMs` the same servers are not reachable in time, and the
+/// warnings name them (a
 /// loaded machine may say of the quick one too, so only the slow ones are checked there).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_slow_starting_server_is_waited_for_on_a_first_start() {
@@ -183,6 +184,12 @@ async fn a_slow_starting_server_is_waited_for_on_a_first_start() {
                 );
             } else {
                 assert!(l.contains(": not reachable"), "{out}");
+                // The warning names the server it is about.
+                let warning = format!(
+                    "listing the tools of server \"{name}\" failed: upstream did not answer \
+                     within 1s"
+                );
+                assert!(out.contains(&warning), "{out}");
             }
         }
     }
