@@ -133,7 +133,8 @@ impl StdioWire {
             let why = loop {
                 match io::read_line(&mut out, &mut buf, cap).await {
                     Ok(Some(false)) => {
-                        route_line(&String::from_utf8_lossy(&buf), &p, &w, &note).await
+                        let line = String::from_utf8_lossy(&buf);
+                        route_line(&line, &p, &w, &note, &shown).await
                     }
                     Ok(Some(true)) => {
                         break format!(
@@ -209,15 +210,15 @@ impl StdioWire {
 }
 
 /// Routes one line of the child's stdout: a response to its waiter, a notification out, a request
-/// answered. Anything that is not JSON is logged and skipped (some servers print banners). A
-/// response nested past the parser's depth limit fails its request at once; one whose id cannot
-/// be read (or a deep notification) is skipped with a warning, as it answers no request mws can
-/// name.
+/// answered. Anything not JSON is skipped with a warning naming the child (`shown`; some servers
+/// print banners). A response nested past the parser's depth limit fails its request at once;
+/// one whose id cannot be read (or a deep notification) answers no request, and is skipped.
 async fn route_line(
     line: &str,
     pending: &Pending,
     stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
     note: &OnNotification,
+    shown: &str,
 ) {
     let msg = match deep::parse(line.as_bytes()) {
         Ok(msg) => msg,
@@ -231,13 +232,14 @@ async fn route_line(
         }
         Err(deep::Unparsed::TooDeep { response_to: None }) => {
             tracing::warn!(target: "mws::upstream",
-                "upstream wrote a line nested {} levels deep or more that answers no request; skipped",
-                deep::MAX_DEPTH);
+                "upstream `{shown}` wrote a line nested {} levels deep or more that answers no \
+                 request; skipped", deep::MAX_DEPTH);
             return;
         }
         Err(deep::Unparsed::NotJson) => {
             if !line.trim().is_empty() {
-                tracing::warn!(target: "mws::upstream", "upstream wrote a line that is not JSON-RPC; skipped");
+                tracing::warn!(target: "mws::upstream",
+                    "upstream `{shown}` wrote a line that is not JSON-RPC; skipped");
             }
             return;
         }

@@ -290,7 +290,10 @@ async fn a_stdio_child_writing_non_json_is_skipped_with_a_warning() {
     }
     let warning = mws.wait_stderr("not JSON-RPC", Duration::from_secs(5));
     assert!(
-        warning.contains("upstream wrote a line that is not JSON-RPC; skipped"),
+        warning.contains(&format!(
+            "upstream `python3 {}` wrote a line that is not JSON-RPC; skipped",
+            script.display()
+        )),
         "{warning}"
     );
 }
