@@ -79,3 +79,36 @@ pub fn event(data: &str, id: &Value, method: &str) -> Result<Option<Value>, Wire
         Err(_) => Ok(None),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_deep_answer_or_event_fails_its_request_and_other_text_does_not() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":4,"result":{{"structuredContent":{}{}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let want = "tools/call: the upstream's answer is JSON nested 128 levels deep or more, \
+                    past the limit of mws's JSON parser; the request failed";
+        assert_eq!(
+            answer(deep.as_bytes(), "tools/call"),
+            Err(WireError::Protocol(want.into()))
+        );
+        assert_eq!(answer(b"<html>", "tools/call"), Ok(None));
+        assert_eq!(
+            answer(br#"{"id":4,"result":{}}"#, "tools/call"),
+            Ok(Some(json!({"id": 4, "result": {}})))
+        );
+        let want = want.replace("answer", "event");
+        assert_eq!(
+            event(&deep, &json!(4), "tools/call"),
+            Err(WireError::Protocol(want))
+        );
+        // A deep event answering another request is not this request's failure.
+        assert_eq!(event(&deep, &json!(5), "tools/call"), Ok(None));
+    }
+}
