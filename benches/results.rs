@@ -39,7 +39,7 @@ fn time(results: &Results, result: &Value) -> (Duration, Option<usize>, Duration
         .map(|_| {
             let r = result.clone();
             let start = Instant::now();
-            let (out, s, leftover) = results.shape_deferred(r, Instant::now());
+            let (out, s, leftover) = results.shape_deferred(r, "bench", Instant::now());
             let took = start.elapsed();
             std::hint::black_box(out);
             let start = Instant::now();
@@ -65,11 +65,12 @@ fn clone_only(result: &Value) -> Duration {
 }
 
 fn in_process() {
-    let results = Results::new(&config::Results::default(), "bench");
+    let results = Results::new(&config::Results::default());
     // Loads the tokenizer once, as the first shaped result of a proxy does.
     let warm = "word ".repeat(20_000);
     results.shape(
         json!({"content": [{"type": "text", "text": warm}]}),
+        "bench",
         Instant::now(),
     );
     let line = "2026-11-29T10:00:00Z INFO request served path=/api/v1/items status=200 ms=12\n";

@@ -182,6 +182,10 @@ pub struct Timeouts {
     pub list_ms: u64,
     #[serde(deserialize_with = "checked::timeout_ms")]
     pub call_ms: u64,
+    /// The budget of a server's first listing on a new connection, its start included (a stdio
+    /// child's cold start, an `initialize` that takes its time); `list_ms` afterwards.
+    #[serde(deserialize_with = "checked::timeout_ms")]
+    pub first_start_ms: u64,
     /// 0 is allowed: the catalog is then listed afresh for every request.
     pub catalog_ttl_ms: u64,
 }
@@ -224,6 +228,7 @@ impl Default for Timeouts {
         Timeouts {
             list_ms: 5_000,
             call_ms: 120_000,
+            first_start_ms: 60_000,
             catalog_ttl_ms: 30_000,
         }
     }

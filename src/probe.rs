@@ -1,5 +1,7 @@
 //! The catalog a one-shot command uses (`mws report`, `doctor`, `promote`, `search`): asks the
-//! upstream once, within `timeouts.listMs`, what it is and what it lists, through
+//! upstream once, within `timeouts.firstStartMs` (a command starts its stdio servers cold, so
+//! every listing is a first start; it returns as soon as every server answered or failed), what
+//! it is and what it lists, through
 //! `upstream::connect` like the proxy, so it sees the upstream exactly as the proxy would; falls
 //! back to the last good list in `stateDir/catalog.json`; says why when there is neither
 //! (`NoCatalog`). The one place a command's catalog is made: commands must not read
@@ -50,7 +52,7 @@ impl Probe {
             None => format!(
                 "the upstream ({}) listed no tools within {} ms",
                 target(config),
-                config.timeouts.list_ms
+                budget(config).as_millis()
             ),
         };
         let path = config.catalog_path();
@@ -140,7 +142,7 @@ pub fn stored(config: &Config) -> Result<Option<Catalog>, CatalogError> {
 }
 
 /// The catalog (and the upstream's status) for a command that runs once: `probe` within
-/// `timeouts.listMs`, on a runtime of its own.
+/// `budget`, on a runtime of its own.
 pub fn for_command(config: &Config) -> anyhow::Result<Probe> {
     probe_blocking(config, budget(config))
 }
@@ -156,9 +158,11 @@ fn probe_blocking(config: &Config, budget: Duration) -> anyhow::Result<Probe> {
     Ok(p)
 }
 
-/// The budget for one probe: the config's `timeouts.listMs`.
+/// The budget for one probe: the first start's (`timeouts.firstStartMs`, at least `listMs`),
+/// since a command's servers always start cold.
 fn budget(config: &Config) -> Duration {
-    Duration::from_millis(config.timeouts.list_ms)
+    let t = &config.timeouts;
+    Duration::from_millis(t.first_start_ms.max(t.list_ms))
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use reqwest::header::{HeaderName, HeaderValue};
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
-/// Smallest `timeouts.listMs` / `timeouts.callMs` accepted (a zero timeout fails every request).
-/// Raising it refuses configs with shorter timeouts.
+/// Smallest `timeouts.listMs` / `firstStartMs` / `callMs` accepted (a zero timeout fails every
+/// request). Raising it refuses configs with shorter timeouts.
 pub const MIN_TIMEOUT_MS: u64 = 1;
 
 /// Reads a `T` from a JSON object only. serde's derived structs also take an array, field by

@@ -221,6 +221,10 @@ fn checked_values() {
             "{\"timeouts\": {\"listMs\": 0}}".into(),
             "1:26: `timeouts.listMs`: 0 is too short: the minimum is 1 (milliseconds)",
         ),
+        (
+            "{\"timeouts\": {\"firstStartMs\": 0}}".into(),
+            "1:32: `timeouts.firstStartMs`: 0 is too short: the minimum is 1 (milliseconds)",
+        ),
         ("{\"timeouts\": {\"catalogTtlMs\": 0}}".into(), "ok"),
         (
             "{\"upstream\": {\"url\": \"file:///etc/passwd\"}}".into(),

@@ -178,5 +178,6 @@ pub fn notification(method: &str, params: Option<Value>) -> Value {
 }
 
 pub mod check;
+pub mod deep;
 pub mod envelope;
 pub mod sse;

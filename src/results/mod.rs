@@ -1,8 +1,9 @@
 //! Big tool results (docs/tools.md#big-results): a result over `results.maxTokens` is shaped
 //! (`shape.rs`) before it reaches the client, and what was cut is kept in memory (`store.rs`) for
 //! `results.keepMinutes`, under `results.memoryMb`, for the paging call `mws_result_page`
-//! (`page.rs`). Results are never written to disk or logged; only the count of bytes saved leaves
-//! this module. Must not do I/O.
+//! (`page.rs`). A kept result's id is 128 random bits, and it pages only for the caller that got
+//! it (its `owner`: a session, a `--stdio` connection). Results are never written to disk or
+//! logged; only the count of bytes saved leaves this module. Must not do I/O.
 
 pub mod count;
 pub mod fit;
@@ -11,7 +12,6 @@ pub mod shape;
 pub mod store;
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -25,20 +25,27 @@ pub struct Results {
     keep_minutes: f64,
     cap: usize,
     store: Mutex<store::Store>,
-    prefix: String,
-    seq: AtomicU64,
+}
+
+/// Random bytes in a kept result's id. Raising it makes an id harder still to guess, at two
+/// characters of every paging call per byte.
+const ID_BYTES: usize = 16;
+
+/// A fresh result id: `ID_BYTES` from the OS random source, in hex. `None` when the source
+/// fails (the result is then cut but not kept).
+fn random_id() -> Option<String> {
+    let mut buf = [0u8; ID_BYTES];
+    getrandom::fill(&mut buf).ok()?;
+    Some(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 impl Results {
-    /// `run_id` names this process, so an id from an earlier run never finds a newer result.
-    pub fn new(config: &config::Results, run_id: &str) -> Results {
+    pub fn new(config: &config::Results) -> Results {
         Results {
             max_tokens: config.max_tokens as usize,
             keep_minutes: config.keep_minutes,
             cap: config.memory_bytes(),
             store: Mutex::new(store::Store::new(config.memory_bytes(), config.keep())),
-            prefix: run_id.to_string(),
-            seq: AtomicU64::new(0),
         }
     }
 
@@ -67,27 +74,29 @@ impl Results {
     /// `result` shaped to `maxTokens`, and the bytes saved (`None`: passed as it was). The cut
     /// parts are kept for paging. Counting tokens is CPU work: call it off the async worker when
     /// `may_shape` says yes.
-    pub fn shape(&self, result: Value, now: Instant) -> (Value, Option<usize>) {
-        let (result, saved, leftover) = self.shape_deferred(result, now);
+    pub fn shape(&self, result: Value, owner: &str, now: Instant) -> (Value, Option<usize>) {
+        let (result, saved, leftover) = self.shape_deferred(result, owner, now);
         drop(leftover);
         (result, saved)
     }
 
     /// As `shape`, and what is left of the parsed result to free, which the caller may free
     /// after answering (a cut `structuredContent` array of thousands of values takes
-    /// milliseconds to free).
-    pub fn shape_deferred(&self, result: Value, now: Instant) -> (Value, Option<usize>, Leftover) {
+    /// milliseconds to free). Only `owner` can page the kept parts.
+    pub fn shape_deferred(
+        &self,
+        result: Value,
+        owner: &str,
+        now: Instant,
+    ) -> (Value, Option<usize>, Leftover) {
         // `shape::shape` checks the sizes itself (the proxy asked `may_shape` already).
         if self.max_tokens == 0 || !result.is_object() {
             return (result, None, Leftover(Vec::new()));
         }
         let counter = count::o200k();
         let count = |s: &str| counter.count(s);
-        let id = format!(
-            "{}-{}",
-            self.prefix,
-            self.seq.fetch_add(1, Ordering::Relaxed)
-        );
+        let random = random_id();
+        let id = random.clone().unwrap_or_default();
         let names = shape::Names {
             id: &id,
             keep_minutes: self.keep_minutes,
@@ -100,16 +109,17 @@ impl Results {
         let leftover = Leftover(std::mem::take(&mut shaped.leftover));
         // A result larger than the whole store is not kept, and its markers say so.
         let bytes = pieces.iter().map(store::Piece::bytes).sum::<usize>() + id.len();
-        if bytes > self.cap || !self.lock().put(id.clone(), pieces, now) {
+        if random.is_none() || bytes > self.cap || !self.lock().put(id, owner, pieces, now) {
             shape::not_kept(&mut shaped.result);
         }
         (shaped.result, Some(shaped.saved_bytes), leftover)
     }
 
-    /// The answer to `mws_result_page` with `args`.
-    pub fn page(&self, args: Option<&Value>, now: Instant) -> Value {
+    /// The answer to `mws_result_page` with `args`, asked by `owner`: a result another caller
+    /// got is answered as unknown.
+    pub fn page(&self, args: Option<&Value>, owner: &str, now: Instant) -> Value {
         let counter = count::o200k();
-        page::answer(args, self, now, &|s: &str| counter.count(s))
+        page::answer(args, owner, self, now, &|s: &str| counter.count(s))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, store::Store> {

@@ -1,7 +1,8 @@
 //! The paging call `mws_result_page {"id", "offset"}`: the next part of a cut result from the
 //! store, within `results.maxTokens`, with a note that spells out the call for the part after.
 //! Text pages by byte offset (an offset inside a character starts at that character), an array
-//! by item. Every bad input is an `isError` result that says what to do. Must not do I/O.
+//! by item. Every bad input is an `isError` result that says what to do; a result another caller
+//! got reads as unknown, like an id never made. Must not do I/O.
 
 use std::time::Instant;
 
@@ -56,9 +57,10 @@ fn parse(args: Option<&Value>) -> Result<(String, usize), String> {
     ))
 }
 
-/// The answer to a paging call.
+/// The answer to a paging call by `owner`.
 pub fn answer(
     args: Option<&Value>,
+    owner: &str,
     results: &Results,
     now: Instant,
     count: &dyn Fn(&str) -> usize,
@@ -90,7 +92,7 @@ pub fn answer(
     else {
         return gone(Gone::Unknown);
     };
-    let pieces = match results.lock().get(result_id, now) {
+    let pieces = match results.lock().get(result_id, owner, now) {
         Ok(p) => p,
         Err(why) => return gone(why),
     };

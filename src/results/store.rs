@@ -1,7 +1,9 @@
 //! The store of shaped results' full text, in memory only (never on disk): each entry lives
 //! `results.keepMinutes`, and the whole store stays under `results.memoryMb`, the least recently
 //! used entry evicted first. A gone entry leaves a small tombstone so the paging call can say
-//! why it is gone. Time is a parameter (`now`, monotonic). Must not do I/O or log what it holds.
+//! why it is gone. Each entry belongs to one owner (the caller that got the result): to anyone
+//! else it, and its tombstone, do not exist. Time is a parameter (`now`, monotonic). Must not do
+//! I/O or log what it holds.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -111,6 +113,7 @@ pub enum Gone {
 }
 
 struct Entry {
+    owner: String,
     pieces: Arc<Vec<Piece>>,
     bytes: usize,
     expires: Instant,
@@ -120,7 +123,8 @@ struct Entry {
 /// The kept results by id.
 pub struct Store {
     entries: HashMap<String, Entry>,
-    gone: VecDeque<(String, Gone)>,
+    /// Gone ids with their owner and why.
+    gone: VecDeque<(String, String, Gone)>,
     used_bytes: usize,
     cap: usize,
     keep: Duration,
@@ -144,11 +148,11 @@ impl Store {
         self.used_bytes
     }
 
-    /// Keeps `pieces` under `id`, evicting the least recently used entries to stay under the
-    /// cap. False (nothing kept) when they alone are over the cap.
-    pub fn put(&mut self, id: String, pieces: Vec<Piece>, now: Instant) -> bool {
+    /// Keeps `pieces` under `id` for `owner`, evicting the least recently used entries to stay
+    /// under the cap. False (nothing kept) when they alone are over the cap.
+    pub fn put(&mut self, id: String, owner: &str, pieces: Vec<Piece>, now: Instant) -> bool {
         self.expire(now);
-        let bytes: usize = pieces.iter().map(Piece::bytes).sum::<usize>() + id.len();
+        let bytes: usize = pieces.iter().map(Piece::bytes).sum::<usize>() + id.len() + owner.len();
         if bytes > self.cap {
             return false;
         }
@@ -168,6 +172,7 @@ impl Store {
         self.entries.insert(
             id,
             Entry {
+                owner: owner.to_string(),
                 pieces: Arc::new(pieces),
                 bytes,
                 expires: now + self.keep,
@@ -177,20 +182,22 @@ impl Store {
         true
     }
 
-    /// The pieces kept under `id` (marked used), or why there are none.
-    pub fn get(&mut self, id: &str, now: Instant) -> Result<Arc<Vec<Piece>>, Gone> {
+    /// The pieces kept under `id` for `owner` (marked used), or why there are none. Another
+    /// owner's entry is `Unknown`, whether it is kept or gone.
+    pub fn get(&mut self, id: &str, owner: &str, now: Instant) -> Result<Arc<Vec<Piece>>, Gone> {
         self.expire(now);
         self.tick += 1;
         match self.entries.get_mut(id) {
-            Some(e) => {
+            Some(e) if e.owner == owner => {
                 e.used = self.tick;
                 Ok(e.pieces.clone())
             }
+            Some(_) => Err(Gone::Unknown),
             None => Err(self
                 .gone
                 .iter()
-                .find(|(k, _)| k == id)
-                .map_or(Gone::Unknown, |(_, g)| *g)),
+                .find(|(k, o, _)| k == id && o == owner)
+                .map_or(Gone::Unknown, |(_, _, g)| *g)),
         }
     }
 
@@ -212,7 +219,7 @@ impl Store {
             if self.gone.len() == TOMBSTONES {
                 self.gone.pop_front();
             }
-            self.gone.push_back((id.to_string(), why));
+            self.gone.push_back((id.to_string(), e.owner, why));
         }
     }
 }
@@ -229,18 +236,30 @@ mod tests {
     fn expiry_eviction_and_the_cap() {
         let t0 = Instant::now();
         let mut s = Store::new(1000, Duration::from_secs(60));
-        assert!(s.put("a".into(), text(400), t0));
-        assert!(s.put("b".into(), text(400), t0));
+        assert!(s.put("a".into(), "o", text(400), t0));
+        assert!(s.put("b".into(), "o", text(400), t0));
         // `a` used last: `b` is the one evicted.
-        assert!(s.get("a", t0).is_ok());
-        assert!(s.put("c".into(), text(400), t0));
-        assert_eq!(s.get("b", t0).unwrap_err(), Gone::Evicted);
+        assert!(s.get("a", "o", t0).is_ok());
+        assert!(s.put("c".into(), "o", text(400), t0));
+        assert_eq!(s.get("b", "o", t0).unwrap_err(), Gone::Evicted);
         assert!(s.used_bytes() <= 1000);
-        assert!(!s.put("huge".into(), text(2000), t0));
-        assert_eq!(s.get("huge", t0).unwrap_err(), Gone::Unknown);
+        assert!(!s.put("huge".into(), "o", text(2000), t0));
+        assert_eq!(s.get("huge", "o", t0).unwrap_err(), Gone::Unknown);
         let later = t0 + Duration::from_secs(61);
-        assert_eq!(s.get("a", later).unwrap_err(), Gone::Expired);
+        assert_eq!(s.get("a", "o", later).unwrap_err(), Gone::Expired);
         assert_eq!(s.used_bytes(), 0);
-        assert_eq!(s.get("zzz", later).unwrap_err(), Gone::Unknown);
+        assert_eq!(s.get("zzz", "o", later).unwrap_err(), Gone::Unknown);
+    }
+
+    #[test]
+    fn another_owner_finds_neither_the_entry_nor_its_tombstone() {
+        let t0 = Instant::now();
+        let mut s = Store::new(1000, Duration::from_secs(60));
+        assert!(s.put("a".into(), "mine", text(10), t0));
+        assert_eq!(s.get("a", "theirs", t0).unwrap_err(), Gone::Unknown);
+        assert!(s.get("a", "mine", t0).is_ok());
+        let later = t0 + Duration::from_secs(61);
+        assert_eq!(s.get("a", "theirs", later).unwrap_err(), Gone::Unknown);
+        assert_eq!(s.get("a", "mine", later).unwrap_err(), Gone::Expired);
     }
 }

@@ -95,14 +95,21 @@ fn arrays_keep_their_first_items_and_stay_valid_json() {
 }
 
 fn results(max_tokens: u32, keep_minutes: f64, memory_mb: f64) -> Results {
-    Results::new(
-        &config::Results {
-            max_tokens,
-            keep_minutes,
-            memory_mb,
-        },
-        "t",
-    )
+    Results::new(&config::Results {
+        max_tokens,
+        keep_minutes,
+        memory_mb,
+    })
+}
+
+/// The id of the first piece a shaped result names (`"id":"<hex>.0"`).
+fn piece_id(shaped: &Value) -> String {
+    let text = shaped.to_string();
+    let at = text
+        .find("\\\"id\\\":\\\"")
+        .expect("the result names a page id")
+        + 9;
+    text[at..].split('\\').next().unwrap().to_string()
 }
 
 fn text_of(r: &Value, i: usize) -> &str {
@@ -116,7 +123,15 @@ fn paging_returns_the_rest_byte_exact_then_forgets() {
     let text: String = (0..20_000).map(|i| format!("{i} é ünïcode\n")).collect();
     let rs = results(1000, 1.0, 8.0);
     let t0 = Instant::now();
-    let (shaped, saved) = rs.shape(json!({"content": [{"type": "text", "text": text}]}), t0);
+    let (shaped, saved) = rs.shape(
+        json!({"content": [{"type": "text", "text": text}]}),
+        "me",
+        t0,
+    );
+    let id = piece_id(&shaped);
+    let (random, part) = id.split_once('.').unwrap();
+    assert_eq!((random.len(), part), (32, "0"), "{id}");
+    assert!(random.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
     assert!(saved.unwrap() > 0);
     assert!(tokens(&shaped, &count) <= 1000);
     let shown = text_of(&shaped, 0);
@@ -124,7 +139,7 @@ fn paging_returns_the_rest_byte_exact_then_forgets() {
     let mut got = head.to_string();
     let mut offset = head.len();
     for _ in 0..1000 {
-        let page = rs.page(Some(&json!({"id": "t-0.0", "offset": offset})), t0);
+        let page = rs.page(Some(&json!({"id": id, "offset": offset})), "me", t0);
         assert_eq!(page.get("isError"), None, "{page}");
         assert!(tokens(&page, &count) <= 1000);
         got.push_str(text_of(&page, 0));
@@ -136,19 +151,30 @@ fn paging_returns_the_rest_byte_exact_then_forgets() {
         offset = next.trim_end_matches("}}]").parse().unwrap();
     }
     assert_eq!(got, text);
+    // Another caller with the same id finds nothing, as with an id never made.
+    let theirs = rs.page(Some(&json!({"id": id, "offset": 0})), "another", t0);
+    assert_eq!(
+        text_of(&theirs, 0),
+        format!(
+            "mws_result_page: no kept result has id \"{id}\": use the id a cut result names \
+             (results are kept in memory only, so a restart of mws forgets them)"
+        )
+    );
     let later = t0 + Duration::from_secs(61);
-    let gone = rs.page(Some(&json!({"id": "t-0.0", "offset": 0})), later);
+    let gone = rs.page(Some(&json!({"id": id, "offset": 0})), "me", later);
     assert_eq!(
         text_of(&gone, 0),
-        "mws_result_page: result \"t-0.0\" is gone: it was kept 1 minute (config \
-         `results.keepMinutes`) and has expired; call the tool again for a fresh result"
+        format!(
+            "mws_result_page: result \"{id}\" is gone: it was kept 1 minute (config \
+             `results.keepMinutes`) and has expired; call the tool again for a fresh result"
+        )
     );
 }
 
 #[test]
 fn max_tokens_zero_turns_shaping_off() {
     let r = json!({"content": [{"type": "text", "text": "x ".repeat(100_000)}]});
-    let (out, saved) = results(0, 1.0, 8.0).shape(r.clone(), Instant::now());
+    let (out, saved) = results(0, 1.0, 8.0).shape(r.clone(), "me", Instant::now());
     assert_eq!((out, saved), (r, None));
 }
 
@@ -158,6 +184,7 @@ fn a_result_larger_than_the_store_is_cut_and_says_it_was_not_kept() {
     let rs = results(500, 1.0, 0.01);
     let (shaped, _) = rs.shape(
         json!({"content": [{"type": "text", "text": text}]}),
+        "me",
         Instant::now(),
     );
     let shown = text_of(&shaped, 0);

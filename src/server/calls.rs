@@ -31,6 +31,20 @@ pub(crate) fn text_result(text: String, is_error: bool) -> Value {
     r
 }
 
+/// The `tools/call` answer when the upstream could not be asked or did not answer (down, the
+/// connection dropped, a timeout, a broken answer): an `isError` result the model can read,
+/// naming the server and what happened, rather than a JSON-RPC error it would never see.
+pub(crate) fn outage_result(tool: &str, e: &UpstreamError) -> Value {
+    let after = match e {
+        UpstreamError::Timeout { .. } => "; it may still have run there",
+        _ => "",
+    };
+    text_result(
+        format!("mws could not complete the call to '{tool}': {e}{after}"),
+        true,
+    )
+}
+
 /// The sessions of stateless clients: the client's name plus a new id after
 /// `STATELESS_SESSION_GAP` of silence.
 #[derive(Default)]

@@ -21,8 +21,8 @@ use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
 use crate::results::{PAGE_TOOL, Results};
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
-    CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, split_meta, text_result,
-    warn_shadowed,
+    CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, outage_result, split_meta,
+    text_result, warn_shadowed,
 };
 use crate::server::embedding::SemanticState;
 use crate::server::guard_call::Guard;
@@ -80,7 +80,7 @@ impl Proxy {
         let start = crate::clock::now().unix_timestamp_nanos() / 1_000_000;
         let guard = Guard::new(&config);
         let run_id = format!("{start:x}-{:x}", std::process::id());
-        let results = Arc::new(Results::new(&config.results, &run_id));
+        let results = Arc::new(Results::new(&config.results));
         Arc::new(Proxy {
             upstream,
             config: Arc::new(config),
@@ -279,7 +279,7 @@ impl Proxy {
         let (params, ctx) = split_meta(params, caller);
         match name.as_str() {
             SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
-            PAGE_TOOL => Ok(self.page(params.get("arguments").cloned()).await),
+            PAGE_TOOL => Ok(self.page(params.get("arguments").cloned(), caller).await),
             CALL_TOOL => {
                 let input = input_fields(&params);
                 self.call_tool(params.get("arguments"), input, ctx, caller)
@@ -325,7 +325,7 @@ impl Proxy {
             Err(e) => return Ok(text_result(e, true)),
         };
         if name == PAGE_TOOL {
-            return Ok(self.page(Some(arguments)).await);
+            return Ok(self.page(Some(arguments), caller).await);
         }
         let snap = self.upstream.catalog().await;
         let searchable = listed::searchable(&snap.catalog, &self.config);
@@ -380,7 +380,7 @@ impl Proxy {
         }
         let (result, bytes_saved) = match result {
             Ok(r) if refused.is_none() => {
-                let (r, saved) = self.shape(r).await;
+                let (r, saved) = self.shape(r, caller).await;
                 (Ok(r), saved)
             }
             other => (other, None),
@@ -412,7 +412,12 @@ impl Proxy {
                 ..Call::default()
             });
         }
-        Ok(result?)
+        match result {
+            Ok(r) => Ok(r),
+            // The upstream's own JSON-RPC error is its answer, passed on as is.
+            Err(e @ UpstreamError::Rpc { .. }) => Err(e.into()),
+            Err(e) => Ok(outage_result(tool, &e)),
+        }
     }
 
     /// Why `tool` may not be called with `params` (`guard_call`): the result to answer with and

@@ -121,7 +121,11 @@ impl Fleet {
             let (up, start_error, target) = match servers::expand(s, &env) {
                 Ok(upstream) => {
                     let sub = server_config(config, &s.name, upstream);
-                    (Remote::connect(&sub, &s.name), None, super::target(&sub))
+                    (
+                        Remote::connect(&sub, Some(&s.name)),
+                        None,
+                        super::target(&sub),
+                    )
                 }
                 Err(e) => {
                     tracing::warn!("{e}; its stored catalog is served and its calls fail");

@@ -277,7 +277,7 @@ impl Wire for HttpWire {
                         return Err(body::too_large(out.method, "event"));
                     }
                     for ev in events {
-                        let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
+                        let Some(msg) = body::event(&ev.data, &id, out.method)? else {
                             continue;
                         };
                         if is_response_to(&msg, &id) {
@@ -305,7 +305,7 @@ impl Wire for HttpWire {
             }
         }
         let bytes = body::read(resp, out.method).await?;
-        let parsed: Option<Value> = serde_json::from_slice(&bytes).ok();
+        let parsed = body::answer(&bytes, out.method)?;
         let rpc = parsed.filter(|m| m.get("error").is_some() || m.get("result").is_some());
         if sent_session.is_some() {
             // 404 is the spec's answer for a dead session; some servers (TS SDK 1.x) say 400

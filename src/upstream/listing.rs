@@ -1,6 +1,8 @@
-//! The upstream's catalog kept fresh: listing every `tools/list` page within `listMs`, storing
-//! the result in the cache, refreshing on `list_changed`, and saying what is wrong with an
-//! answer that is no tool list. Must not know about downstream clients.
+//! The upstream's catalog kept fresh: listing every `tools/list` page within `listMs` (the first
+//! listing, which waits for the server to start, within `firstStartMs`), held to
+//! `MAX_LISTING_TOOLS` and `MAX_LISTING_BYTES` in all, storing the result in the cache,
+//! refreshing on `list_changed`, and saying what is wrong with an answer that is no tool list.
+//! Must not know about downstream clients.
 
 use std::sync::{Arc, Weak};
 use std::time::Instant;
@@ -8,6 +10,17 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::{CallContext, Inner, MAX_PAGES, UpstreamError};
+
+/// Tools one listing of one server may hold: a server that passes it (endless cursors, or a
+/// catalog no client could use) fails the listing and its last good catalog is served. Raising
+/// it admits larger catalogs, at about 1 KB of memory per tool while listing.
+pub const MAX_LISTING_TOOLS: usize = 10_000;
+
+/// Bytes of tool JSON one listing of one server may hold, its pages together (one page is also
+/// held to `MAX_MESSAGE_BYTES`). 10,000 tools of real servers take about 15 MiB. Raising it
+/// admits larger catalogs, at about twice the raise in peak memory while the last page is parsed
+/// beside the pages before it (the endless-cursor bench's peak).
+pub const MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
 
 impl Inner {
     pub(super) fn notification(self: &Arc<Self>, msg: &Value) {
@@ -40,7 +53,12 @@ impl Inner {
                 self.cache.store(tools, Instant::now());
             }
             Err(e) => {
-                tracing::warn!("listing the upstream's tools failed: {e}");
+                match &self.server {
+                    Some(name) => {
+                        tracing::warn!("listing the tools of server \"{name}\" failed: {e}")
+                    }
+                    None => tracing::warn!("listing the upstream's tools failed: {e}"),
+                }
                 // It answered, but not with a usable list: say what, not "down".
                 let answered = match &e {
                     UpstreamError::Protocol(m) => Some(m.clone()),
@@ -59,8 +77,17 @@ impl Inner {
     }
 
     async fn list_all(&self) -> Result<Vec<Value>, UpstreamError> {
+        let first = !self
+            .listed_once
+            .swap(true, std::sync::atomic::Ordering::Relaxed);
+        let budget = if first {
+            self.first_start_budget
+        } else {
+            self.list_budget
+        };
         let work = async {
             let mut tools = Vec::new();
+            let mut bytes = 0;
             let mut cursor: Option<Value> = None;
             for _ in 0..MAX_PAGES {
                 let params = match &cursor {
@@ -70,11 +97,20 @@ impl Inner {
                 let ctx = CallContext::default();
                 let mut result = self
                     .conn
-                    .request("tools/list", params, &ctx, self.list_budget, true, &[])
+                    .request("tools/list", params, &ctx, budget, true, &[])
                     .await?;
                 match result.get_mut("tools").map(Value::take) {
-                    Some(Value::Array(page)) => tools.extend(page),
+                    Some(Value::Array(page)) => {
+                        bytes += page.iter().map(crate::mcp::json_len).sum::<usize>();
+                        tools.extend(page);
+                    }
                     other => return Err(self.bad_list(&result, other.as_ref())),
+                }
+                if tools.len() > MAX_LISTING_TOOLS {
+                    return Err(self.over_cap(format!("{MAX_LISTING_TOOLS} tools")));
+                }
+                if bytes > MAX_LISTING_BYTES {
+                    return Err(self.over_cap(format!("{} MiB", MAX_LISTING_BYTES >> 20)));
                 }
                 match result.get("nextCursor") {
                     Some(c)
@@ -89,10 +125,10 @@ impl Inner {
                 "tools/list did not end after {MAX_PAGES} pages"
             )))
         };
-        let r = tokio::time::timeout(self.list_budget, work)
+        let r = tokio::time::timeout(budget, work)
             .await
             .unwrap_or(Err(UpstreamError::Timeout {
-                after: self.list_budget,
+                after: budget,
                 server: None,
             }));
         if let Err(e) = &r {
@@ -103,6 +139,15 @@ impl Inner {
 }
 
 impl Inner {
+    /// The failure of a listing that passed `cap` (its pages together).
+    fn over_cap(&self, cap: String) -> UpstreamError {
+        UpstreamError::Protocol(format!(
+            "upstream {} listed more than {cap} (the cap on one server's tools/list, its pages \
+             together); mws stopped asking for pages and serves its last good catalog",
+            self.target
+        ))
+    }
+
     /// What is wrong with a `tools/list` result whose `tools` is `tools`.
     fn bad_list(&self, result: &Value, tools: Option<&Value>) -> UpstreamError {
         use crate::catalog::check::kind;

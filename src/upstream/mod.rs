@@ -214,7 +214,7 @@ pub trait Upstream: Send + Sync + 'static {
 /// the first list happen in the background, and `catalog()` serves `catalog.json` meanwhile.
 pub fn connect(config: &Config) -> Arc<dyn Upstream> {
     if config.servers.is_empty() {
-        Remote::connect(config, LOGIN_NAME)
+        Remote::connect(config, None)
     } else {
         fleet::Fleet::connect(config)
     }
@@ -270,15 +270,23 @@ struct Inner {
     /// One refresh at a time; others wait for it or (in the background) skip.
     refreshing: tokio::sync::Mutex<()>,
     list_budget: Duration,
+    /// The first listing's budget, the server's start included (`timeouts.firstStartMs`).
+    first_start_budget: Duration,
+    /// Set once the first listing has been tried: later ones get `list_budget`.
+    listed_once: std::sync::atomic::AtomicBool,
     call_budget: Duration,
     notes: tokio::sync::broadcast::Sender<Value>,
     /// `target(config)`, for messages.
     target: String,
+    /// Its name among `servers` (`None`: the single upstream), for warnings.
+    server: Option<String>,
 }
 
 impl Remote {
-    /// `login` is the name `mws login` knows this server by (for the message when it needs one).
-    fn connect(config: &Config, login: &str) -> Arc<dyn Upstream> {
+    /// `server` is its name among `servers` (`None`: the single upstream); `mws login` knows it
+    /// by that name (`LOGIN_NAME` for the single one), which the message that it needs one says.
+    fn connect(config: &Config, server: Option<&str>) -> Arc<dyn Upstream> {
+        let login = server.unwrap_or(LOGIN_NAME);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
         let notes = tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0;
         let relay = notes.clone();
@@ -310,9 +318,12 @@ impl Remote {
             ),
             refreshing: tokio::sync::Mutex::new(()),
             list_budget: Duration::from_millis(t.list_ms),
+            first_start_budget: Duration::from_millis(t.first_start_ms.max(t.list_ms)),
+            listed_once: Default::default(),
             call_budget: Duration::from_millis(t.call_ms),
             notes,
             target: target(config),
+            server: server.map(String::from),
         });
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             let weak = Arc::downgrade(&inner);

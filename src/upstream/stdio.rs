@@ -15,6 +15,7 @@ use tokio::sync::oneshot;
 
 use super::wire::{OnNotification, Outgoing, Wire, WireError, answer_server_request};
 use crate::config::StdioUpstream;
+use crate::mcp::deep;
 
 #[path = "stdio_io.rs"]
 mod io;
@@ -25,7 +26,8 @@ const BACKOFF_START: Duration = Duration::from_millis(250);
 /// The longest wait between restarts.
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
-type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
+/// Each waiting request's answer: its response, or why the line that answered it was refused.
+type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Result<Value, WireError>>>>>;
 /// `None` once mws closed it to stop the child.
 type Stdin = Arc<tokio::sync::Mutex<Option<ChildStdin>>>;
 
@@ -131,7 +133,8 @@ impl StdioWire {
             let why = loop {
                 match io::read_line(&mut out, &mut buf, cap).await {
                     Ok(Some(false)) => {
-                        route_line(&String::from_utf8_lossy(&buf), &p, &w, &note).await
+                        let line = String::from_utf8_lossy(&buf);
+                        route_line(&line, &p, &w, &note, &shown).await
                     }
                     Ok(Some(true)) => {
                         break format!(
@@ -207,23 +210,44 @@ impl StdioWire {
 }
 
 /// Routes one line of the child's stdout: a response to its waiter, a notification out, a request
-/// answered. Anything that is not JSON is logged and skipped (some servers print banners).
+/// answered. Anything not JSON is skipped with a warning naming the child (`shown`; some servers
+/// print banners). A response nested past the parser's depth limit fails its request at once;
+/// one whose id cannot be read (or a deep notification) answers no request, and is skipped.
 async fn route_line(
     line: &str,
     pending: &Pending,
     stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
     note: &OnNotification,
+    shown: &str,
 ) {
-    let Ok(msg) = serde_json::from_str::<Value>(line) else {
-        if !line.trim().is_empty() {
-            tracing::warn!(target: "mws::upstream", "upstream wrote a line that is not JSON-RPC; skipped");
+    let msg = match deep::parse(line.as_bytes()) {
+        Ok(msg) => msg,
+        Err(deep::Unparsed::TooDeep {
+            response_to: Some(id),
+        }) => {
+            if let Some(tx) = pending.lock().unwrap().remove(&id.to_string()) {
+                let _ = tx.send(Err(WireError::Protocol(deep::too_deep("answer"))));
+            }
+            return;
         }
-        return;
+        Err(deep::Unparsed::TooDeep { response_to: None }) => {
+            tracing::warn!(target: "mws::upstream",
+                "upstream `{shown}` wrote a line nested {} levels deep or more that answers no \
+                 request; skipped", deep::MAX_DEPTH);
+            return;
+        }
+        Err(deep::Unparsed::NotJson) => {
+            if !line.trim().is_empty() {
+                tracing::warn!(target: "mws::upstream",
+                    "upstream `{shown}` wrote a line that is not JSON-RPC; skipped");
+            }
+            return;
+        }
     };
     match (msg.get("method").is_some(), msg.get("id")) {
         (false, Some(id)) => {
             if let Some(tx) = pending.lock().unwrap().remove(&id.to_string()) {
-                let _ = tx.send(msg);
+                let _ = tx.send(Ok(msg));
             }
         }
         (true, Some(_)) => {
@@ -291,7 +315,8 @@ impl Wire for StdioWire {
         let _guard = PendingGuard(&pending, key);
         write_line(&stdin, out.msg).await?;
         match rx.await {
-            Ok(msg) => Ok((200, msg)),
+            Ok(Ok(msg)) => Ok((200, msg)),
+            Ok(Err(refused)) => Err(refused),
             Err(_) => {
                 let why = dead.lock().unwrap().clone();
                 let why = with_tail(why.unwrap_or_else(|| CLOSED.into()), &tail);

@@ -151,11 +151,12 @@ async fn servers_behind_one_mws_are_prefixed_routed_logged_and_independent() {
 
     // A server that cannot start, and one whose command does not exist: named in their errors.
     let r = call(&url, 5, "vault__anything", json!({})).await;
-    assert!(failed(&r), "{r}");
+    assert!(r.get("error").is_none() && failed(&r), "{r}");
     assert_eq!(
         said(&r),
-        "upstream unavailable: server \"vault\": not started: environment variable \
-         MWS_TEST_FLEET_UNSET is not set (in `args[0]`)"
+        "mws could not complete the call to 'vault__anything': upstream unavailable: server \
+         \"vault\": not started: environment variable MWS_TEST_FLEET_UNSET is not set (in \
+         `args[0]`)"
     );
     let r = call(&url, 6, "ghost__anything", json!({})).await;
     assert!(failed(&r) && said(&r).contains("ghost"), "{r}");

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Serve, error_message, ok_text};
+use super::{Serve, ok_text, outage_text};
 use mws::upstream::MAX_MESSAGE_BYTES;
 
 fn script() -> String {
@@ -34,7 +34,7 @@ fn doctor(dir: &Path) -> String {
 }
 
 /// `mws <cmd>` on the config `Serve::start` wrote in `dir`: stdout and stderr together.
-fn command(dir: &Path, cmd: &str) -> String {
+pub(super) fn command(dir: &Path, cmd: &str) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_mws"))
         .arg("--config")
         .arg(dir.join("config.json"))
@@ -54,14 +54,6 @@ fn command(dir: &Path, cmd: &str) -> String {
 
 fn all_stderr(mws: &Serve) -> String {
     mws.stderr.lock().unwrap().join("\n")
-}
-
-/// The JSON-RPC error message, panicking with at most the start of the reply (it may be huge).
-fn short_error(r: &Value) -> String {
-    match r["error"]["message"].as_str() {
-        Some(m) => m.to_string(),
-        None => panic!("expected a JSON-RPC error: {:.300}", r.to_string()),
-    }
 }
 
 /// The text of a tool result that is an error (panics, showing it, otherwise).
@@ -86,7 +78,7 @@ async fn credentials_in_the_upstream_url_are_never_shown() {
         "timeouts": {"listMs": 2000, "callMs": 2000, "catalogTtlMs": 60000},
     });
     let mws = Serve::start(dir.path(), &config);
-    let msg = error_message(&mws.call("anything", json!({})).await);
+    let msg = outage_text(&mws.call("anything", json!({})).await);
     let search = mws
         .rpc(
             "tools/call",
@@ -123,7 +115,7 @@ async fn an_http_answer_over_the_cap_fails_that_call_and_the_next_works() {
     let dir = tempfile::tempdir().unwrap();
     let mws = Serve::start(dir.path(), &super::http_config(dir.path(), &up.url, 20_000));
     for tool in ["big", "bigsse"] {
-        let msg = short_error(&mws.call(tool, json!({})).await);
+        let msg = outage_text(&mws.call(tool, json!({})).await);
         assert!(
             msg.contains("larger than 32 MiB, the cap on one upstream message"),
             "{tool}: {msg}"
@@ -142,7 +134,7 @@ async fn a_stdio_line_over_the_cap_fails_that_call_and_the_child_restarts() {
     let r = mws
         .call("big", json!({"bytes": MAX_MESSAGE_BYTES + 1024}))
         .await;
-    let msg = short_error(&r);
+    let msg = outage_text(&r);
     assert!(
         msg.contains("larger than 32 MiB, the cap on one upstream message"),
         "{msg}"
@@ -190,7 +182,7 @@ async fn sigterm_with_a_call_in_flight_exits_promptly_and_logs_the_call() {
     assert!(status.success(), "{status:?}");
     let r = tokio::time::timeout(Duration::from_secs(5), hanging).await;
     if let Ok(Ok(r)) = r {
-        let msg = error_message(&r);
+        let msg = outage_text(&r);
         assert!(msg.contains("shutting down"), "{msg}");
     }
     let store = mws::store::Store::open(&dir.path().join("state/state.db")).unwrap();
@@ -300,7 +292,7 @@ async fn a_malformed_tools_list_is_named_in_the_error_stderr_and_doctor() {
 async fn a_dying_stdio_childs_last_lines_are_shown() {
     let dir = tempfile::tempdir().unwrap();
     let mws = Serve::start(dir.path(), &stdio_config(dir.path(), "die", 10_000));
-    let msg = error_message(&mws.call("echo", json!({})).await);
+    let msg = outage_text(&mws.call("echo", json!({})).await);
     assert!(msg.contains("dying immediately"), "{msg}");
     let line = mws.wait_stderr("dying immediately", Duration::from_secs(5));
     assert!(line.contains("WARN"), "{line}");

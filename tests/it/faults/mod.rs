@@ -4,6 +4,7 @@
 //! `mws ingest` killed mid-run. The layer-level faults (dead, hanging, crashing, expired session)
 //! are in tests/it/upstream.rs and tests/it/server/.
 
+mod bounded;
 mod faulty;
 mod hostile;
 mod hostile_names;
@@ -173,6 +174,20 @@ pub fn error_message(r: &Value) -> String {
         .to_string()
 }
 
+/// The text of a `tools/call` the upstream could not answer: an `isError` result the model can
+/// read (panics, showing the reply, on a JSON-RPC error or a success).
+pub fn outage_text(r: &Value) -> String {
+    assert!(
+        r.get("error").is_none(),
+        "an outage is a tool result, not a JSON-RPC error: {r}"
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("expected a text result: {r}"))
+        .to_string()
+}
+
 /// The text of a successful tool result (panics, showing it, otherwise).
 pub fn ok_text(r: &Value) -> String {
     assert_ne!(r["result"]["isError"], true, "{r}");
@@ -198,13 +213,16 @@ async fn garbage_from_the_upstream_is_an_error_naming_what_came_back() {
     let mws = Serve::start(dir.path(), &http_config(dir.path(), &up.url, 10_000));
     let r = mws.call("html", json!({})).await;
     assert_eq!(
-        error_message(&r),
-        "upstream unavailable: HTTP 200: <html><body>502 Bad Gateway (nginx)</body></html>"
+        outage_text(&r),
+        "mws could not complete the call to 'html': upstream unavailable: HTTP 200: \
+         <html><body>502 Bad Gateway (nginx)</body></html>"
     );
     let r = mws.call("shape", json!({})).await;
-    let msg = error_message(&r);
+    let msg = outage_text(&r);
     assert!(
-        msg.starts_with("upstream unavailable: HTTP 200: {") && msg.contains(r#""answer":42"#),
+        msg.starts_with(
+            "mws could not complete the call to 'shape': upstream unavailable: HTTP 200: {"
+        ) && msg.contains(r#""answer":42"#),
         "{msg}"
     );
     assert_eq!(ok_text(&mws.call("ok", json!({})).await), "fine");
@@ -218,9 +236,10 @@ async fn an_sse_answer_cut_mid_event_is_an_error_and_the_next_call_works() {
     let mws = Serve::start(dir.path(), &http_config(dir.path(), &up.url, 10_000));
     let r = mws.call("cut", json!({})).await;
     assert_eq!(
-        error_message(&r),
+        outage_text(&r),
         format!(
-            "upstream protocol error: tools/call {}: the event stream ended before the response",
+            "mws could not complete the call to 'cut': upstream protocol error: tools/call {}: \
+             the event stream ended before the response",
             up.url
         )
     );
@@ -242,7 +261,11 @@ async fn a_byte_by_byte_answer_succeeds_within_call_ms_and_times_out_beyond() {
     // At 100 ms a byte the answer would take ~7 s.
     let t = Instant::now();
     let r = mws.call("slow", json!({"msPerByte": 100})).await;
-    assert_eq!(error_message(&r), "upstream did not answer within 2.5s");
+    assert_eq!(
+        outage_text(&r),
+        "mws could not complete the call to 'slow': upstream did not answer within 2.5s; it may \
+         still have run there"
+    );
     assert!(t.elapsed() < Duration::from_secs(6), "{:?}", t.elapsed());
     assert_eq!(ok_text(&mws.call("ok", json!({})).await), "fine");
 }
@@ -267,7 +290,10 @@ async fn a_stdio_child_writing_non_json_is_skipped_with_a_warning() {
     }
     let warning = mws.wait_stderr("not JSON-RPC", Duration::from_secs(5));
     assert!(
-        warning.contains("upstream wrote a line that is not JSON-RPC; skipped"),
+        warning.contains(&format!(
+            "upstream `python3 {}` wrote a line that is not JSON-RPC; skipped",
+            script.display()
+        )),
         "{warning}"
     );
 }

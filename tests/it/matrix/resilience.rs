@@ -48,11 +48,13 @@ async fn list_until(url: &str, want: &[&str]) {
     }
 }
 
-/// The error message of a failed `tools/call` reply (JSON-RPC error or an `isError` result).
+/// The text of a `tools/call` the upstream could not answer: an `isError` result, never a
+/// JSON-RPC error.
 fn failure(reply: &Value) -> String {
-    if let Some(m) = reply["error"]["message"].as_str() {
-        return m.to_string();
-    }
+    assert!(
+        reply.get("error").is_none(),
+        "an outage is a tool result: {reply}"
+    );
     assert_eq!(
         reply["result"]["isError"], true,
         "the call did not fail: {reply}"

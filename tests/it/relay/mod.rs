@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::faults::{Serve, error_message, ok_text};
+use crate::faults::{Serve, error_message, ok_text, outage_text};
 use crate::support::serve::StdioServed;
 use crate::support::wire::{LegacyClient, messages, post_modern_body};
 
@@ -228,10 +228,11 @@ async fn a_closed_stream_that_cannot_be_resumed_is_an_error_saying_why() {
     let mws = Serve::start(dir.path(), &config(dir.path(), &up.url));
     let r = mws.call("vanish", json!({})).await;
     assert_eq!(
-        error_message(&r),
+        outage_text(&r),
         format!(
-            "upstream protocol error: tools/call {}: the event stream ended before the response, \
-             and resuming it failed: GET answered HTTP 405",
+            "mws could not complete the call to 'vanish': upstream protocol error: tools/call {}: \
+             the event stream ended before the response, and resuming it failed: GET answered \
+             HTTP 405",
             up.url
         )
     );

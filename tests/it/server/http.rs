@@ -403,11 +403,14 @@ async fn promote_shows_up_without_restart_and_upstream_down_says_so() {
     )
     .await;
     assert_eq!(status, 200);
+    // An outage is a tool result the model reads, not a JSON-RPC error.
+    assert!(c.get("error").is_none(), "{c}");
+    assert_eq!(c["result"]["isError"], true, "{c}");
+    let text = c["result"]["content"][0]["text"].as_str().unwrap();
     assert!(
-        c["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("unavailable"),
+        text.starts_with(
+            "mws could not complete the call to 'mail_list_labels': upstream unavailable"
+        ),
         "{c}"
     );
 }

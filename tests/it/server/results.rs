@@ -2,7 +2,8 @@
 //! and a 5,000-element JSON array reach the client within `results.maxTokens`, directly, through
 //! `call_tool` and over `--stdio`; paging with `mws_result_page` returns the rest byte-exact;
 //! after `keepMinutes` or an eviction the page call says the result is gone; every bad paging
-//! input gets its message; nothing of a result is in the state dir; `mws report` counts them.
+//! input gets its message; nothing of a result is in the state dir; `mws report` counts them;
+//! a result's id pages only for the session (or stateless client) that got it.
 
 use std::path::Path;
 use std::time::Duration;
@@ -303,6 +304,40 @@ async fn expired_and_evicted_results_are_gone_and_bad_pages_say_why() {
     // The proxy is unaffected: the kept result still pages.
     let ok = page(&mws.url, &second_id, json!(0)).await;
     assert_eq!(ok.get("isError"), None, "{ok}");
+    mws.stop();
+}
+
+/// A cut result's id is 128 random bits and pages only for the session that got it: another 2025
+/// session, and a 2026 client, get the answer a made-up id gets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_pages_only_for_the_session_that_got_it() {
+    use crate::support::wire::LegacyClient;
+    let mut mws = start(json!({"maxTokens": MAX_TOKENS}));
+    let mine = LegacyClient::open(&mws.url, "owner", json!({})).await;
+    let theirs = LegacyClient::open(&mws.url, "owner", json!({})).await;
+    let r = mine
+        .rpc("tools/call", json!({"name": "big_text", "arguments": {}}))
+        .await;
+    let (id, offset) = next_call(texts(&r["result"])[0]);
+    let (random, part) = id.split_once('.').unwrap();
+    assert_eq!((random.len(), part), (32, "0"), "{id}");
+    assert!(random.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+    let args = json!({"name": "mws_result_page", "arguments": {"id": id, "offset": offset}});
+    let ok = mine.rpc("tools/call", args.clone()).await;
+    assert_eq!(ok["result"].get("isError"), None, "{ok}");
+    let unknown = format!(
+        "mws_result_page: no kept result has id \"{id}\": use the id a cut result names \
+         (results are kept in memory only, so a restart of mws forgets them)"
+    );
+    let other = theirs.rpc("tools/call", args.clone()).await;
+    assert_eq!(other["result"]["isError"], true, "{other}");
+    assert_eq!(texts(&other["result"]), [unknown.as_str()]);
+    let stateless = page(&mws.url, &id, json!(offset)).await;
+    assert_eq!(stateless["isError"], true, "{stateless}");
+    assert_eq!(texts(&stateless), [unknown.as_str()]);
+    // The owner still pages after the others tried.
+    let again = mine.rpc("tools/call", args).await;
+    assert_eq!(again["result"].get("isError"), None, "{again}");
     mws.stop();
 }
 

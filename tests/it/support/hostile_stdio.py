@@ -9,6 +9,11 @@ for the proxy's upstream fault tests (tests/it/faults/upstream.rs):
   numeric `type`, no inputSchema, a name with a space, a non-object outputSchema).
 - `hang`: its `hang` tool never answers; the call and any `notifications/cancelled` are appended
   to $CANCEL_LOG.
+- `deepschema`: lists `echo` beside a tool whose inputSchema nests 200 levels deep.
+- `deep`: its `deep` tool answers a structuredContent nested 200 levels deep; `echo` works.
+- `endless`: every tools/list page has $ENDLESS_TOOLS tools (default 100) with descriptions of
+  $ENDLESS_DESC bytes (default 200) and a new nextCursor, forever.
+- `slowstart`: sleeps $SLOW_START_S seconds (default 3) before answering initialize.
 """
 import json
 import os
@@ -28,10 +33,19 @@ if MODE == "spam":
     sys.stderr.flush()
 
 OBJ = {"type": "object"}
+
+
+def nested(depth):
+    v = {}
+    for _ in range(depth):
+        v = {"a": v}
+    return v
+
 TOOLS = [
     {"name": "echo", "description": "Echo", "inputSchema": OBJ},
     {"name": "big", "description": "A huge answer", "inputSchema": OBJ},
     {"name": "hang", "description": "Never answers", "inputSchema": OBJ},
+    {"name": "deep", "description": "A deep answer", "inputSchema": OBJ},
 ]
 if MODE == "badschema":
     TOOLS = [
@@ -44,6 +58,14 @@ if MODE == "badschema":
          "outputSchema": {"type": "string"}},
         {"name": "also_good", "description": "Also fine", "inputSchema": OBJ,
          "outputSchema": {"type": "object", "properties": {"n": {"type": "number"}}}},
+    ]
+
+
+if MODE == "deepschema":
+    TOOLS = [
+        {"name": "echo", "description": "Echo", "inputSchema": OBJ},
+        {"name": "deep", "description": "Deep schema",
+         "inputSchema": {"type": "object", "properties": nested(200)}},
     ]
 
 
@@ -65,9 +87,19 @@ for line in sys.stdin:
     if mid is None:
         continue
     if method == "initialize":
+        if MODE == "slowstart":
+            import time
+            time.sleep(float(os.environ.get("SLOW_START_S", "3")))
         send({"jsonrpc": "2.0", "id": mid, "result": {
             "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
             "serverInfo": {"name": "hostile", "version": "0.1"}}})
+    elif method == "tools/list" and MODE == "endless":
+        page = int((msg.get("params") or {}).get("cursor") or "0")
+        desc = "d" * int(os.environ.get("ENDLESS_DESC", "200"))
+        tools = [{"name": f"tool_{page}_{i}", "description": desc, "inputSchema": OBJ}
+                 for i in range(int(os.environ.get("ENDLESS_TOOLS", "100")))]
+        send({"jsonrpc": "2.0", "id": mid,
+              "result": {"tools": tools, "nextCursor": str(page + 1)}})
     elif method == "tools/list":
         tools = "garbage" if MODE == "badlist" else TOOLS
         send({"jsonrpc": "2.0", "id": mid, "result": {"tools": tools}})
@@ -81,6 +113,10 @@ for line in sys.stdin:
         if name == "big":
             n = int(msg["params"].get("arguments", {}).get("bytes", 1000))
             text(mid, "x" * n)
+            continue
+        if name == "deep":
+            send({"jsonrpc": "2.0", "id": mid, "result": {
+                "content": [{"type": "text", "text": "deep"}], "structuredContent": nested(200)}})
             continue
         if name == "also_good":
             send({"jsonrpc": "2.0", "id": mid, "result": {

@@ -65,10 +65,12 @@ pub fn stdio(command: &str, args: &[&str]) -> Upstream {
     })
 }
 
+/// Timeouts whose first start gets `list_ms` too, as every listing does.
 pub fn timeouts(list_ms: u64, call_ms: u64, ttl_ms: u64) -> Timeouts {
     Timeouts {
         list_ms,
         call_ms,
+        first_start_ms: list_ms,
         catalog_ttl_ms: ttl_ms,
     }
 }
