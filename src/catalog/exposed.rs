@@ -62,6 +62,45 @@ pub fn upstream_name<'a>(catalog: &Catalog, name: &'a str) -> &'a str {
     }
 }
 
+/// What one of a tool's names is, for a message that says which one a rule matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameKind {
+    /// The name the catalog holds it under (exposed with `servers`, the upstream's own without).
+    Catalog,
+    /// The unshortened `<server>__<tool>` of a name mws shortened.
+    Real,
+    /// The name clients see when it differs (`upstream__search_tools`).
+    Shown,
+}
+
+/// Every name the catalog's tool `name` goes by, for the name rules (policy, pins): `name`
+/// itself, its real name when mws shortened it, the name clients see when that differs. A rule
+/// naming any of them names the tool, so a shortened or renamed tool cannot slip past one.
+pub fn every_name<'a>(catalog: &'a Catalog, name: &'a str) -> Vec<(NameKind, Cow<'a, str>)> {
+    let mut names = vec![(NameKind::Catalog, Cow::Borrowed(name))];
+    let real = catalog.real_name(name);
+    if real != name {
+        names.push((NameKind::Real, Cow::Borrowed(real)));
+    }
+    if let Some(shown @ Cow::Owned(_)) = exposed_name(catalog, name) {
+        names.push((NameKind::Shown, shown));
+    }
+    names
+}
+
+/// The name the catalog holds a tool under, for any of its names (`every_name`): the name
+/// itself when the catalog has it, else the tool whose real or shown name it is; `name` when
+/// none is.
+pub fn catalog_name<'a>(catalog: &'a Catalog, name: &'a str) -> &'a str {
+    if catalog.contains(name) {
+        return name;
+    }
+    if let Some(held) = catalog.by_real_name(name) {
+        return held;
+    }
+    upstream_name(catalog, name)
+}
+
 /// The upstream tools named like a meta-tool, with the name clients see (`None`: not exposed).
 pub fn shadowed(catalog: &Catalog) -> Vec<(&'static str, Option<String>)> {
     [SEARCH_TOOLS, CALL_TOOL]
@@ -190,6 +229,12 @@ impl Naming {
             }
         }
         (n, tools)
+    }
+
+    /// (exposed, real `<server>__<tool>`) for every shortened name: what
+    /// `Catalog::with_real_names` takes.
+    pub fn real_names(&self) -> impl Iterator<Item = (String, String)> + '_ {
+        self.shortened.iter().map(|(_, e, f)| (e.clone(), f.clone()))
     }
 
     /// The server index and the server's own tool name for an exposed name.

@@ -75,7 +75,7 @@ impl Guard {
         tool: &str,
         params: &Value,
     ) -> Option<(Value, Status)> {
-        if let Some(why) = self.policy.why_excluded(tool, snap.catalog.get(tool)) {
+        if let Some(why) = self.policy.why_excluded(&snap.catalog, tool) {
             let text = format!(
                 "{tool} may not be called: the policy in mws's config excludes it ({why}), so \
                  mws neither lists, searches nor runs it"
