@@ -60,8 +60,7 @@ impl Rule {
         if !self.allow.is_empty() && !self.allow.iter().any(named) {
             return Some("config `policy.allow` does not name it".into());
         }
-        if names.iter().any(|(_, n)| self.read_only.applies_to(n))
-            && !read_only(catalog.get(held))
+        if names.iter().any(|(_, n)| self.read_only.applies_to(n)) && !read_only(catalog.get(held))
         {
             let which = match &self.read_only {
                 ReadOnly::All(_) => "is true".to_string(),
@@ -258,7 +257,12 @@ mod tests {
             read_only: ReadOnly::Servers(vec!["web".into()]),
             ..Policy::default()
         });
-        assert!(read_only.why_excluded(&c, &short).unwrap().contains("names its server"));
+        assert!(
+            read_only
+                .why_excluded(&c, &short)
+                .unwrap()
+                .contains("names its server")
+        );
         assert!(read_only.allows(&c, "web__read"));
         let policy = Policy {
             deny: vec!["*_forks_too".into()],

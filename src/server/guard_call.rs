@@ -67,6 +67,11 @@ impl Guard {
         self.policy.is_open() && self.validation == Validation::Off
     }
 
+    /// Whether the policy excludes `tool` (any of its names, `crate::policy`).
+    pub(crate) fn excludes(&self, catalog: &crate::catalog::Catalog, tool: &str) -> bool {
+        !self.policy.allows(catalog, tool)
+    }
+
     /// The answer to a call of `tool` with `params` that may not be sent, and its status: the
     /// policy excludes the tool, or its arguments do not match its schema (`check`).
     pub(crate) fn refuse(
