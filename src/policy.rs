@@ -46,7 +46,7 @@ impl Rule {
         let held = exposed::catalog_name(catalog, name);
         let names = exposed::every_name(catalog, held);
         let which = |kind: NameKind, matched: &str| match kind {
-            NameKind::Catalog if matched == name => String::new(),
+            _ if matched == name => String::new(),
             NameKind::Catalog | NameKind::Shown => format!(", matching its name \"{matched}\""),
             NameKind::Real => format!(", matching its full name \"{matched}\""),
         };
