@@ -264,4 +264,34 @@ mod tests {
         let s = json!({"properties": {"a": {"type": "integer"}, "b": {}}, "required": ["a", "b"]});
         assert_eq!(placeholders(&s), json!({"a": "<a: integer>", "b": "<b>"}));
     }
+
+    /// `readOnly` marks a tool its server marks `readOnlyHint: true` (what `call_read_only_tool`
+    /// runs), with or without its schema; other tools have no such key.
+    #[test]
+    fn a_read_only_tool_is_marked() {
+        let text = |tool: Value, schema: bool| {
+            let e = Entry {
+                tool: &tool,
+                listed: false,
+            };
+            entry_text(&e, None, schema)
+        };
+        let ro = json!({"name": "r", "inputSchema": {}, "annotations": {"readOnlyHint": true}});
+        assert_eq!(
+            text(ro.clone(), false),
+            r#"{"name":"r","description":"","listed":false,"readOnly":true}"#
+        );
+        let with_schema: Value = serde_json::from_str(&text(ro, true)).unwrap();
+        assert_eq!(with_schema["readOnly"], true);
+        assert_eq!(with_schema["call_tool"]["name"], "r");
+        for rw in [
+            json!({"name": "w", "annotations": {"readOnlyHint": false}}),
+            json!({"name": "w"}),
+        ] {
+            assert_eq!(
+                text(rw, false),
+                r#"{"name":"w","description":"","listed":false}"#
+            );
+        }
+    }
 }

@@ -433,36 +433,3 @@ fn halves_cut_apart_and_appended_give_the_tokens_of_one_pass() {
         .collect();
     assert!(tokenize_halves(&big).same_as(&tokenize_tools(&big)));
 }
-
-/// A result says `readOnly` for a tool its server marks `readOnlyHint: true` (the tools
-/// `call_read_only_tool` runs), and nothing for the others.
-#[test]
-fn read_only_tools_are_marked_in_results() {
-    let c = Catalog::new(vec![
-        json!({"name": "files_read", "description": "read a file",
-               "annotations": {"readOnlyHint": true}}),
-        json!({"name": "files_write", "description": "write a file",
-               "annotations": {"readOnlyHint": false}}),
-        json!({"name": "files_stat", "description": "file details"}),
-    ]);
-    let r = search(&index(&c), "files");
-    let marks: BTreeMap<String, Option<bool>> = r.json["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| {
-            (
-                x["name"].as_str().unwrap().into(),
-                x.get("readOnly").and_then(Value::as_bool),
-            )
-        })
-        .collect();
-    let want: BTreeMap<String, Option<bool>> = [
-        ("files_read".to_string(), Some(true)),
-        ("files_stat".to_string(), None),
-        ("files_write".to_string(), None),
-    ]
-    .into_iter()
-    .collect();
-    assert_eq!(marks, want, "{}", r.text);
-}
