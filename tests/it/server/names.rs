@@ -356,6 +356,16 @@ async fn call_read_only_tool_runs_read_only_tools_and_refuses_the_rest_in_both_e
                 "{era}"
             );
         }
+        assert_eq!(
+            c.via("call_tool", "gh__DELETE_REPO").await,
+            error(
+                "unknown tool 'gh__DELETE_REPO'. Did you mean: gh__delete_repo, gh__Delete_Repo, \
+                 gh__list_repos? Use search_tools(\"gh  DELETE REPO\") to find the right tool \
+                 name."
+                    .into()
+            ),
+            "{era}: the case twins both named, neither run"
+        );
         let inexact = c.via("call_read_only_tool", "gh__List_Repos").await;
         assert_did_you_mean(&inexact, "gh__List_Repos", "gh__list_repos");
         assert_eq!(ran(&log).len(), usize::from(era == "2025-11-25"), "{era}");
