@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -22,6 +23,16 @@ pub struct Catalog {
     rejected: Vec<(String, String)>,
     /// Names the list held more than once (the first definition is kept), once each.
     duplicates: Vec<String>,
+    /// The real name (`<server>__<tool>`, unshortened) of each tool exposed under a shorter
+    /// one, by exposed name; and the way back. Empty for a single upstream.
+    real: Arc<RealNames>,
+}
+
+/// Exposed name ↔ real name for the tools whose names differ (`Catalog::with_real_names`).
+#[derive(Debug, Default)]
+struct RealNames {
+    by_exposed: HashMap<String, String>,
+    by_real: HashMap<String, String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -58,6 +69,43 @@ impl Catalog {
             by_name,
             rejected: Vec::new(),
             duplicates,
+            real: Arc::default(),
+        }
+    }
+
+    /// This catalog knowing the real name of each tool exposed under another (exposed, real):
+    /// the `<server>__<tool>` a shortened name stands for (`exposed::Naming`). Name rules (the
+    /// policy, pins) match both.
+    pub fn with_real_names(mut self, pairs: impl IntoIterator<Item = (String, String)>) -> Catalog {
+        let mut real = RealNames::default();
+        for (exposed, full) in pairs {
+            if exposed != full {
+                real.by_real.insert(full.clone(), exposed.clone());
+                real.by_exposed.insert(exposed, full);
+            }
+        }
+        self.real = Arc::new(real);
+        self
+    }
+
+    /// The real name of the tool this catalog holds as `name`: the unshortened `<server>__<tool>`
+    /// when mws shortened it, else `name`.
+    pub fn real_name<'a>(&'a self, name: &'a str) -> &'a str {
+        self.real.by_exposed.get(name).map_or(name, String::as_str)
+    }
+
+    /// The name this catalog holds a tool under, given its real (unshortened) name; `None` when
+    /// `real` is no shortened tool's real name.
+    pub fn by_real_name(&self, real: &str) -> Option<&str> {
+        self.real.by_real.get(real).map(String::as_str)
+    }
+
+    /// The tools `keep` accepts, in order, with their real names.
+    pub fn subset(&self, keep: impl Fn(&Value) -> bool) -> Catalog {
+        let tools = self.tools.iter().filter(|t| keep(t)).cloned().collect();
+        Catalog {
+            real: self.real.clone(),
+            ..Catalog::new(tools)
         }
     }
 

@@ -33,9 +33,10 @@ impl Entry {
 }
 
 /// The listed upstream tools in listing order: each working-set tool present in `catalog`, in
-/// working-set order, then config `pins` not already listed. Working-set and pin names are
-/// upstream names, or the names clients see (an `upstream__search_tools` is taken for the
-/// upstream's `search_tools`); a meta-named tool that cannot be shown (the upstream also has its
+/// working-set order, then config `pins` not already listed. Working-set and pin names are any
+/// name of a tool (`exposed::catalog_name`): the upstream's, the one clients see (an
+/// `upstream__search_tools` is taken for the upstream's `search_tools`), or the full
+/// `<server>__<tool>` of a name mws shortened; a meta-named tool that cannot be shown (the upstream also has its
 /// `upstream__` name) and a tool the policy excludes are left out.
 pub fn entries(catalog: &Catalog, working_set: &[String], config: &Config) -> Vec<Entry> {
     let mut seen = HashSet::new();
@@ -43,7 +44,7 @@ pub fn entries(catalog: &Catalog, working_set: &[String], config: &Config) -> Ve
     working_set
         .iter()
         .chain(config.pins.iter())
-        .map(|n| exposed::upstream_name(catalog, n))
+        .map(|n| exposed::catalog_name(catalog, n))
         .filter(|n| catalog.contains(n))
         .filter(|n| rule.allows(catalog, n))
         .filter(|n| seen.insert(*n))
@@ -241,6 +242,22 @@ mod tests {
             mode(&cfg(Listing::Auto, 0), 22, Some(635), Some(706)).why,
             "the whole catalog is 635 tokens, fewer than the meta-tools and the working set (706)"
         );
+    }
+
+    /// A pin (or a working-set name from a transcript) naming a shortened tool by its full
+    /// `<server>__<tool>` lists it under its short name.
+    #[test]
+    fn a_full_name_lists_its_shortened_tool() {
+        let long = "a_tool_with_a_name_long_enough_to_pass_the_clients_limit";
+        let web = catalog(&[long, "b"]);
+        let (naming, tools) = exposed::Naming::build(&[("web", &web)], 40);
+        let c = Catalog::new(tools).with_real_names(naming.real_names());
+        let config = Config {
+            pins: vec![format!("web__{long}")],
+            ..Config::default()
+        };
+        let short = c.by_real_name(&format!("web__{long}")).unwrap();
+        assert_eq!(names(&c, &["web__b".into()], &config), ["web__b", short]);
     }
 
     #[test]

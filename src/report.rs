@@ -29,7 +29,7 @@ pub use tokens::{Size, Tokenizer, TokenizerKind};
 pub const MAX_CANDIDATES: usize = 10;
 
 /// The meta-tools the proxy lists ahead of the working set.
-pub const META_TOOLS: &[&str] = &["search_tools", "call_tool"];
+pub const META_TOOLS: &[&str] = &crate::catalog::exposed::META_NAMES;
 
 /// The report window: the last `duration`, named as the user wrote it (`7d`).
 #[derive(Debug, Clone, PartialEq)]

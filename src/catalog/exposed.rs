@@ -3,7 +3,8 @@
 //! `<server>__<tool>` prefix of `servers`, and the deterministic shortening of a name that would
 //! pass a client's 64-character limit once it adds `mcp__<serverName>__`. Pure: must not do I/O.
 //!
-//! One rule for a single upstream's tool named `search_tools` or `call_tool`: clients see it as
+//! One rule for a single upstream's tool named like a meta-tool (`search_tools`, `call_tool`,
+//! `call_read_only_tool`): clients see it as
 //! `upstream__search_tools` / `upstream__call_tool` everywhere (listing, search results and
 //! templates, `call_tool`, direct `tools/call`, did-you-mean), and the bare names always mean mws's
 //! own meta-tools. A call is sent upstream, and logged, under the upstream's own name. With
@@ -19,6 +20,10 @@ use crate::catalog::Catalog;
 
 pub const SEARCH_TOOLS: &str = "search_tools";
 pub const CALL_TOOL: &str = "call_tool";
+pub const CALL_READ_ONLY_TOOL: &str = "call_read_only_tool";
+
+/// mws's meta-tools' names, in listing order: no upstream tool is exposed under one of them.
+pub const META_NAMES: [&str; 3] = [SEARCH_TOOLS, CALL_TOOL, CALL_READ_ONLY_TOOL];
 
 /// What clients see before the name of an upstream tool named like a meta-tool. It reads as
 /// the tool's server (`upstream`) in the `<server>__<tool>` form of gateways.
@@ -39,7 +44,7 @@ pub const MIN_NAME_BUDGET: usize = 24;
 const HASH_DIGITS: usize = 8;
 
 pub fn is_meta(name: &str) -> bool {
-    name == SEARCH_TOOLS || name == CALL_TOOL
+    META_NAMES.contains(&name)
 }
 
 /// The name clients see for the upstream tool `name`: `upstream__<name>` for a meta-tool's name,
@@ -62,9 +67,48 @@ pub fn upstream_name<'a>(catalog: &Catalog, name: &'a str) -> &'a str {
     }
 }
 
+/// What one of a tool's names is, for a message that says which one a rule matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameKind {
+    /// The name the catalog holds it under (exposed with `servers`, the upstream's own without).
+    Catalog,
+    /// The unshortened `<server>__<tool>` of a name mws shortened.
+    Real,
+    /// The name clients see when it differs (`upstream__search_tools`).
+    Shown,
+}
+
+/// Every name the catalog's tool `name` goes by, for the name rules (policy, pins): `name`
+/// itself, its real name when mws shortened it, the name clients see when that differs. A rule
+/// naming any of them names the tool, so a shortened or renamed tool cannot slip past one.
+pub fn every_name<'a>(catalog: &'a Catalog, name: &'a str) -> Vec<(NameKind, Cow<'a, str>)> {
+    let mut names = vec![(NameKind::Catalog, Cow::Borrowed(name))];
+    let real = catalog.real_name(name);
+    if real != name {
+        names.push((NameKind::Real, Cow::Borrowed(real)));
+    }
+    if let Some(shown @ Cow::Owned(_)) = exposed_name(catalog, name) {
+        names.push((NameKind::Shown, shown));
+    }
+    names
+}
+
+/// The name the catalog holds a tool under, for any of its names (`every_name`): the name
+/// itself when the catalog has it, else the tool whose real or shown name it is; `name` when
+/// none is.
+pub fn catalog_name<'a>(catalog: &'a Catalog, name: &'a str) -> &'a str {
+    if catalog.contains(name) {
+        return name;
+    }
+    if let Some(held) = catalog.by_real_name(name) {
+        return held;
+    }
+    upstream_name(catalog, name)
+}
+
 /// The upstream tools named like a meta-tool, with the name clients see (`None`: not exposed).
 pub fn shadowed(catalog: &Catalog) -> Vec<(&'static str, Option<String>)> {
-    [SEARCH_TOOLS, CALL_TOOL]
+    META_NAMES
         .into_iter()
         .filter(|m| catalog.contains(m))
         .map(|m| (m, exposed_name(catalog, m).map(Cow::into_owned)))
@@ -190,6 +234,14 @@ impl Naming {
             }
         }
         (n, tools)
+    }
+
+    /// (exposed, real `<server>__<tool>`) for every shortened name: what
+    /// `Catalog::with_real_names` takes.
+    pub fn real_names(&self) -> impl Iterator<Item = (String, String)> + '_ {
+        self.shortened
+            .iter()
+            .map(|(_, e, f)| (e.clone(), f.clone()))
     }
 
     /// The server index and the server's own tool name for an exposed name.

@@ -52,9 +52,11 @@ struct ServerForms {
     claude_prefix: String,
 }
 
-/// The two meta-tools mws itself lists. A transcript call of `call_tool` is recorded under the tool
-/// it ran; `search_tools` is a search (the proxy logs those), not a tool call.
+/// The meta-tools mws itself lists. A transcript call of `call_tool` (or `call_read_only_tool`,
+/// the same for read-only tools) is recorded under the tool it ran; `search_tools` is a search
+/// (the proxy logs those), not a tool call.
 pub const META_CALL: &str = "call_tool";
+pub const META_READ_ONLY_CALL: &str = meta_tools::CALL_READ_ONLY_TOOL;
 pub const META_SEARCH: &str = "search_tools";
 
 /// What a recorded MCP tool name resolves to.
@@ -234,7 +236,7 @@ impl Names {
     /// The bare meta-tool names are mws's own even when the upstream has a tool of that name,
     /// which clients see as `upstream__<name>` (`server::meta_tools`).
     pub fn resolve(&self, tool: &str, client: Client) -> Resolved {
-        if tool == META_CALL {
+        if tool == META_CALL || tool == META_READ_ONLY_CALL {
             return Resolved::CallTool;
         }
         if tool == META_SEARCH {

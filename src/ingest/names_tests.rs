@@ -40,6 +40,10 @@ fn claude_names() {
             Some(("toolbox", Resolved::CallTool)),
         ),
         (
+            "mcp__toolbox__call_read_only_tool",
+            Some(("toolbox", Resolved::CallTool)),
+        ),
+        (
             "mcp__toolbox__search_tools",
             Some(("toolbox", Resolved::Search)),
         ),

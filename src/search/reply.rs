@@ -121,8 +121,9 @@ fn splice(frame: &str, entries: &[String]) -> String {
     text
 }
 
-/// One result object as text: name, description (capped), listed, and for schema results the
-/// upstream `inputSchema` as sent plus a `call_tool` template.
+/// One result object as text: name, description (capped), listed, `readOnly` for a tool its
+/// server marks `readOnlyHint: true`, and for schema results the upstream `inputSchema` as sent
+/// plus a `call_tool` template.
 fn entry_text(e: &Entry, cap: Option<usize>, schema: bool) -> String {
     to_text(&EntryView {
         tool: e.tool,
@@ -149,10 +150,16 @@ impl Serialize for EntryView<'_> {
             None => Cow::Borrowed(desc),
         };
         let schema = self.tool.get("inputSchema").filter(|_| self.schema);
-        let mut m = s.serialize_map(Some(if schema.is_some() { 5 } else { 3 }))?;
+        let read_only = crate::policy::read_only(Some(self.tool));
+        let len = 3 + usize::from(read_only) + if schema.is_some() { 2 } else { 0 };
+        let mut m = s.serialize_map(Some(len))?;
         m.serialize_entry("name", name)?;
         m.serialize_entry("description", &desc)?;
         m.serialize_entry("listed", &self.listed)?;
+        // `call_read_only_tool` runs exactly the tools marked so.
+        if read_only {
+            m.serialize_entry("readOnly", &true)?;
+        }
         if let Some(schema) = schema {
             m.serialize_entry("inputSchema", schema)?;
             m.serialize_entry(
@@ -256,5 +263,35 @@ mod tests {
         assert_eq!(trim("ééééé", 2), "éé…");
         let s = json!({"properties": {"a": {"type": "integer"}, "b": {}}, "required": ["a", "b"]});
         assert_eq!(placeholders(&s), json!({"a": "<a: integer>", "b": "<b>"}));
+    }
+
+    /// `readOnly` marks a tool its server marks `readOnlyHint: true` (what `call_read_only_tool`
+    /// runs), with or without its schema; other tools have no such key.
+    #[test]
+    fn a_read_only_tool_is_marked() {
+        let text = |tool: Value, schema: bool| {
+            let e = Entry {
+                tool: &tool,
+                listed: false,
+            };
+            entry_text(&e, None, schema)
+        };
+        let ro = json!({"name": "r", "inputSchema": {}, "annotations": {"readOnlyHint": true}});
+        assert_eq!(
+            text(ro.clone(), false),
+            r#"{"name":"r","description":"","listed":false,"readOnly":true}"#
+        );
+        let with_schema: Value = serde_json::from_str(&text(ro, true)).unwrap();
+        assert_eq!(with_schema["readOnly"], true);
+        assert_eq!(with_schema["call_tool"]["name"], "r");
+        for rw in [
+            json!({"name": "w", "annotations": {"readOnlyHint": false}}),
+            json!({"name": "w"}),
+        ] {
+            assert_eq!(
+                text(rw, false),
+                r#"{"name":"w","description":"","listed":false}"#
+            );
+        }
     }
 }

@@ -67,6 +67,11 @@ impl Guard {
         self.policy.is_open() && self.validation == Validation::Off
     }
 
+    /// Whether the policy excludes `tool` (any of its names, `crate::policy`).
+    pub(crate) fn excludes(&self, catalog: &crate::catalog::Catalog, tool: &str) -> bool {
+        !self.policy.allows(catalog, tool)
+    }
+
     /// The answer to a call of `tool` with `params` that may not be sent, and its status: the
     /// policy excludes the tool, or its arguments do not match its schema (`check`).
     pub(crate) fn refuse(
@@ -75,7 +80,7 @@ impl Guard {
         tool: &str,
         params: &Value,
     ) -> Option<(Value, Status)> {
-        if let Some(why) = self.policy.why_excluded(tool, snap.catalog.get(tool)) {
+        if let Some(why) = self.policy.why_excluded(&snap.catalog, tool) {
             let text = format!(
                 "{tool} may not be called: the policy in mws's config excludes it ({why}), so \
                  mws neither lists, searches nor runs it"

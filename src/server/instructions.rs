@@ -77,6 +77,17 @@ pub fn instructions(f: &Facts) -> String {
             f.mode.why
         )
     };
+    if !f.mode.all
+        && f.catalog
+            .tools()
+            .iter()
+            .any(|t| crate::policy::read_only(Some(t)))
+    {
+        s.push_str(
+            " call_read_only_tool runs the tools search_tools marks readOnly where call_tool \
+             would need an approval.",
+        );
+    }
     let bs = backends(f.catalog);
     if !bs.is_empty() {
         let parts: Vec<String> = bs
@@ -157,6 +168,25 @@ mod tests {
         assert!(text.contains("mail (2 tools: mailbox)"), "{text}");
         assert!(text.contains("use search_tools"), "{text}");
         assert!(text.ends_with("Be nice."), "{text}");
+        assert!(
+            !text.contains("call_read_only_tool"),
+            "no tool is read-only: {text}"
+        );
+        let read_only = Catalog::new(vec![
+            json!({"name": "mail_list", "annotations": {"readOnlyHint": true}}),
+            json!({"name": "mail_send"}),
+        ]);
+        let text = instructions(&Facts {
+            catalog: &read_only,
+            ..up
+        });
+        assert!(
+            text.contains(
+                " call_read_only_tool runs the tools search_tools marks readOnly where call_tool \
+                 would need an approval."
+            ),
+            "{text}"
+        );
         let down = Facts {
             have_catalog: false,
             ..up

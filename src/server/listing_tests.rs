@@ -179,6 +179,6 @@ fn the_policy_hides_tools_from_the_listing_and_the_search_description() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["search_tools", "call_tool", "mail_send"]);
     let desc = tools[0]["description"].as_str().unwrap();
-    assert!(desc.starts_with("Search all 1 tools"), "{desc}");
+    assert!(desc.starts_with("Search all 1 upstream tools"), "{desc}");
     assert!(!desc.contains("files"), "{desc}");
 }

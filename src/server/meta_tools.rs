@@ -1,6 +1,7 @@
-//! The two meta-tools every client sees first: their definitions (honest annotations, alwaysLoad),
-//! `search_tools`' query, the forgiving parts of `call_tool` (name resolution, argument parsing,
-//! did-you-mean). The names clients see for upstream tools (a tool named like a meta-tool, a
+//! The meta-tools every client sees first: their definitions (honest annotations, alwaysLoad),
+//! `search_tools`' query, and what `call_tool` and `call_read_only_tool` share: name resolution
+//! (exact names only, a did-you-mean for anything else), argument parsing, and the read-only
+//! check. The names clients see for upstream tools (a tool named like a meta-tool, a
 //! server's prefix, a shortened name) are `catalog::exposed`'s. Pure: the handler does the calling
 //! and logging. Must not do I/O.
 
@@ -10,8 +11,8 @@ use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
 pub use crate::catalog::exposed::{
-    CALL_TOOL, SEARCH_TOOLS, SHADOWED_PREFIX, exposed_catalog, exposed_name, is_meta, renamed,
-    shadowed, upstream_name,
+    CALL_READ_ONLY_TOOL, CALL_TOOL, SEARCH_TOOLS, SHADOWED_PREFIX, exposed_catalog, exposed_name,
+    is_meta, renamed, shadowed, upstream_name,
 };
 use crate::config::Config;
 use crate::mcp::mark_always_load;
@@ -52,10 +53,9 @@ pub fn definitions(catalog: &Catalog, config: &Config) -> Vec<Value> {
         n => format!("{n} "),
     };
     let mut search_desc = format!(
-        "Search all {count}tools of the upstream MCP server by what they do, or by exact name. \
-         Returns the best matches with input schemas and a ready-to-copy call_tool template. \
-         Use it whenever a capability seems missing from your tool list: most tools are not \
-         listed directly. An empty query lists every tool name by backend."
+        "Search all {count}upstream tools by what they do or by exact name: the best matches, \
+         with input schemas and a call_tool template. Use it whenever a capability seems \
+         missing: most tools are not listed. An empty query lists every tool by backend."
     );
     let bs = backends(catalog);
     if !bs.is_empty() {
@@ -69,7 +69,7 @@ pub fn definitions(catalog: &Catalog, config: &Config) -> Vec<Value> {
             .collect();
         search_desc.push_str(&format!(" Backends: {}.", named.join(", ")));
     }
-    let mut search = json!({
+    let search = json!({
         "name": SEARCH_TOOLS,
         "title": "Search tools",
         "description": search_desc,
@@ -78,49 +78,80 @@ pub fn definitions(catalog: &Catalog, config: &Config) -> Vec<Value> {
             "properties": {
                 "query": {
                     "type": "string",
-                    "description": "What you want to do (\"send an email\"), a tool name, or a backend name"
+                    "description": "What to do (\"send an email\"), a tool or a backend name"
                 }
             },
             "required": ["query"]
         },
-        "annotations": {
-            "title": "Search tools",
-            "readOnlyHint": true,
-            "destructiveHint": false,
-            "idempotentHint": true,
-            "openWorldHint": false
-        }
+        "annotations": {"readOnlyHint": true, "openWorldHint": false}
     });
-    let mut call = json!({
+    let call = json!({
         "name": CALL_TOOL,
         "title": "Call a tool",
-        "description": "Run any tool of the upstream MCP server by its exact name, listed or not. \
-                        Find names and argument schemas with search_tools first.",
+        "description": "Run any upstream tool by its exact name, listed or not; find names and \
+                        schemas with search_tools.",
         "inputSchema": {
             "type": "object",
             "properties": {
                 "name": {"type": "string", "description": "The tool's name, as search_tools shows it"},
-                "arguments": {"type": "object", "description": "The tool's arguments, per its input schema"}
+                "arguments": {"type": "object"}
             },
             "required": ["name"]
         },
         "annotations": {
-            "title": "Call a tool",
             "readOnlyHint": false,
             "destructiveHint": true,
             "idempotentHint": false,
             "openWorldHint": true
         }
     });
-    for t in [&mut search, &mut call] {
+    let mut defs = vec![search, call];
+    if catalog
+        .tools()
+        .iter()
+        .any(|t| crate::policy::read_only(Some(t)))
+    {
+        defs.push(read_only_call());
+    }
+    for t in &mut defs {
         if let Some(o) = t.as_object_mut() {
             mark_always_load(o);
         }
     }
-    vec![search, call]
+    defs
 }
 
-/// Why `call_tool` could not run a name.
+/// `call_read_only_tool`: `call_tool` for the tools their server marks `readOnlyHint: true`,
+/// itself read-only, so that a client that lets reads run unasked (Codex under
+/// `approval_policy = "never"`) can run them. Listed when the catalog has such a tool.
+fn read_only_call() -> Value {
+    json!({
+        "name": CALL_READ_ONLY_TOOL,
+        "title": "Call a read-only tool",
+        "description": "call_tool for the tools search_tools marks readOnly; call_tool runs the \
+                        rest.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
+            "required": ["name"]
+        },
+        "annotations": {"readOnlyHint": true, "openWorldHint": true}
+    })
+}
+
+/// Why `call_read_only_tool` does not run `name` (the name the model gave), when the catalog's
+/// `tool` is not marked `readOnlyHint: true`: the text the model reads.
+pub fn not_read_only(name: &str, tool: Option<&Value>) -> Option<String> {
+    (!crate::policy::read_only(tool)).then(|| {
+        format!(
+            "{CALL_READ_ONLY_TOOL} did not run {name}: its server does not mark it read-only \
+             (readOnlyHint: true), and {CALL_READ_ONLY_TOOL} runs only tools that are. Run it \
+             with {CALL_TOOL} instead, with the same name and arguments."
+        )
+    })
+}
+
+/// Why `call_tool` (or `call_read_only_tool`) could not run a name.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnknownTool {
     pub name: String,
@@ -142,23 +173,25 @@ impl UnknownTool {
     }
 }
 
-/// What a name given to `call_tool` runs.
+/// What a name given to `call_tool` or `call_read_only_tool` runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resolved {
     /// mws's own `search_tools`.
     Search,
-    /// `call_tool` itself (refused: it runs other tools).
-    CallTool,
-    /// An upstream tool, by the upstream's name.
+    /// A meta-tool that runs other tools (refused: it is not a tool to run through itself).
+    Runner(&'static str),
+    /// An upstream tool, by the name the catalog holds it under.
     Tool(String),
 }
 
-/// Maps the name a model gave `call_tool` to what it runs: a meta-tool by its bare name, else an
-/// upstream tool, matched over the names clients see (`exposed_name`): exact; without a
-/// `mcp__<server>__` prefix; with `-`/`_` confusion undone; with a missing backend prefix added
-/// when exactly one tool fits. With an empty catalog (upstream not listed yet) the name is passed
-/// on.
-pub fn resolve(catalog: &Catalog, name: &str) -> Result<Resolved, UnknownTool> {
+/// Maps the name a model gave `call_tool` to what it runs, exact names only: a meta-tool by its
+/// bare name; else an upstream tool by the name clients see (`exposed_name`), with or without
+/// the client's `mcp__<serverName>__` prefix, by the full `<server>__<tool>` of a name mws
+/// shortened, or (with `servers`, `prefixed`) by the server's own tool name when exactly one
+/// server has it. Anything else (another case, `-` for `_`, a missing backend prefix) runs
+/// nothing: the error names the closest tools. With an empty catalog (upstream not listed yet)
+/// the name is passed on.
+pub fn resolve(catalog: &Catalog, name: &str, prefixed: bool) -> Result<Resolved, UnknownTool> {
     let name = name.trim();
     let bare = strip_client_prefix(name);
     let tool = |n: &str| Ok(Resolved::Tool(upstream_name(catalog, n).to_string()));
@@ -171,27 +204,26 @@ pub fn resolve(catalog: &Catalog, name: &str) -> Result<Resolved, UnknownTool> {
     }
     match bare {
         SEARCH_TOOLS => return Ok(Resolved::Search),
-        CALL_TOOL => return Ok(Resolved::CallTool),
+        CALL_TOOL => return Ok(Resolved::Runner(CALL_TOOL)),
+        CALL_READ_ONLY_TOOL => return Ok(Resolved::Runner(CALL_READ_ONLY_TOOL)),
         _ => {}
     }
     if catalog.is_empty() || visible(bare) {
         return tool(bare);
     }
-    let norm = |s: &str| s.replace('-', "_").to_lowercase();
-    let want = norm(bare);
-    let names: Vec<Cow<str>> = exposed_names(catalog).collect();
-    let unique = |matches: Vec<&Cow<str>>| (matches.len() == 1).then(|| matches[0].to_string());
-    if let Some(n) = unique(names.iter().filter(|n| norm(n) == want).collect()) {
-        return tool(&n);
+    if let Some(held) = catalog.by_real_name(bare).filter(|h| catalog.contains(h)) {
+        return tool(held);
     }
-    let suffix = format!("_{want}");
-    if let Some(n) = unique(
-        names
-            .iter()
-            .filter(|n| norm(n).ends_with(&suffix))
-            .collect(),
-    ) {
-        return tool(&n);
+    if prefixed {
+        let mut owners = catalog.names().filter(|n| {
+            let own = catalog
+                .real_name(n)
+                .split_once(crate::catalog::exposed::SEPARATOR);
+            own.is_some_and(|(_, t)| t == bare)
+        });
+        if let (Some(only), None) = (owners.next(), owners.next()) {
+            return tool(only);
+        }
     }
     Err(UnknownTool {
         name: bare.to_string(),
@@ -213,19 +245,21 @@ fn strip_client_prefix(name: &str) -> &str {
 }
 
 /// `arguments` as an object: absent or null → `{}`; a JSON string holding an object is parsed.
-pub fn parse_arguments(v: Option<&Value>) -> Result<Value, String> {
+/// `runner` (`call_tool`, `call_read_only_tool`) begins the error text.
+pub fn parse_arguments(runner: &str, v: Option<&Value>) -> Result<Value, String> {
+    let not_object = || format!("{runner}: 'arguments' must be a JSON object");
     match v {
         None | Some(Value::Null) => Ok(Value::Object(Map::new())),
         Some(Value::Object(_)) => Ok(v.cloned().unwrap_or_default()),
         Some(Value::String(s)) if s.trim().is_empty() => Ok(Value::Object(Map::new())),
         Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
             Ok(o @ Value::Object(_)) => Ok(o),
-            Ok(_) => Err("call_tool: 'arguments' must be a JSON object".into()),
+            Ok(_) => Err(not_object()),
             Err(e) => Err(format!(
-                "call_tool: 'arguments' is a string that is not valid JSON ({e}); pass an object"
+                "{runner}: 'arguments' is a string that is not valid JSON ({e}); pass an object"
             )),
         },
-        Some(_) => Err("call_tool: 'arguments' must be a JSON object".into()),
+        Some(_) => Err(not_object()),
     }
 }
 

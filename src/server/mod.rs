@@ -5,6 +5,7 @@
 pub mod answer;
 pub mod app;
 pub mod bridge;
+mod call_meta;
 mod calls;
 pub mod embedding;
 pub mod fake_upstream;

@@ -1,6 +1,6 @@
 //! The proxy: its shared state and every method a transport reaches through `Proxy::handle`, for
 //! HTTP (both eras) and `--stdio` alike: `initialize`, `server/discover`, `tools/list`,
-//! `tools/call` (the meta-tools, forwarding, and the call and search log, off the request path
+//! `tools/call` (the meta-tools, forwarding (`call_meta.rs` has `call_tool`), and the call and search log, off the request path
 //! through `LogSink`, with the client's own call id and a session), and forwarding of every other
 //! method. Transports classify the era and validate headers first, and `answer.rs` picks how the
 //! answer travels; this only sees a JSON-RPC message and who sent it. Must not talk to the
@@ -22,14 +22,14 @@ use crate::results::{PAGE_TOOL, Results};
 use crate::server::bridge::{self, server_info};
 use crate::server::calls::{
     CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, outage_result, split_meta,
-    text_result, warn_shadowed,
+    warn_shadowed,
 };
 use crate::server::embedding::SemanticState;
 use crate::server::guard_call::Guard;
 use crate::server::instructions::{self, Facts};
 use crate::server::legacy::negotiate_legacy;
 use crate::server::listing::listed_tools;
-use crate::server::meta_tools::{self, CALL_TOOL, Resolved, SEARCH_TOOLS};
+use crate::server::meta_tools::{self, CALL_READ_ONLY_TOOL, CALL_TOOL, SEARCH_TOOLS};
 use crate::server::search_index::IndexCache;
 use crate::server::working_set::WorkingSet;
 use crate::server::{logs, subscriptions};
@@ -280,9 +280,14 @@ impl Proxy {
         match name.as_str() {
             SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
             PAGE_TOOL => Ok(self.page(params.get("arguments").cloned(), caller).await),
-            CALL_TOOL => {
+            CALL_TOOL | CALL_READ_ONLY_TOOL => {
+                let runner = if name == CALL_TOOL {
+                    CALL_TOOL
+                } else {
+                    CALL_READ_ONLY_TOOL
+                };
                 let input = input_fields(&params);
-                self.call_tool(params.get("arguments"), input, ctx, caller)
+                self.call_tool(runner, params.get("arguments"), input, ctx, caller)
                     .await
             }
             _ if name.starts_with(meta_tools::SHADOWED_PREFIX) => {
@@ -301,58 +306,7 @@ impl Proxy {
         }
     }
 
-    async fn call_tool(
-        &self,
-        args: Option<&Value>,
-        input: serde_json::Map<String, Value>,
-        ctx: CallContext,
-        caller: &Caller,
-    ) -> Result<Value, RpcError> {
-        let args = match meta_tools::parse_arguments(args) {
-            Ok(a) => a,
-            Err(e) => return Ok(text_result(e, true)),
-        };
-        let Some(name) = args.get("name").and_then(Value::as_str) else {
-            return Ok(text_result(
-                "call_tool needs 'name' (a tool name; find one with search_tools) and \
-                 'arguments' (an object)"
-                    .into(),
-                true,
-            ));
-        };
-        let arguments = match meta_tools::parse_arguments(args.get("arguments")) {
-            Ok(a) => a,
-            Err(e) => return Ok(text_result(e, true)),
-        };
-        if name == PAGE_TOOL {
-            return Ok(self.page(Some(arguments), caller).await);
-        }
-        let snap = self.upstream.catalog().await;
-        let searchable = listed::searchable(&snap.catalog, &self.config);
-        let real = match meta_tools::resolve(&searchable, name) {
-            Ok(Resolved::Tool(real)) => real,
-            Ok(Resolved::Search) => return Ok(self.search_tools(Some(&arguments), caller).await),
-            Ok(Resolved::CallTool) => {
-                return Ok(text_result(
-                    "call_tool: 'name' must be the tool to run, not call_tool itself".into(),
-                    true,
-                ));
-            }
-            // A tool the policy hides is named only in the refusal `forward_call` gives.
-            Err(unknown) => match meta_tools::resolve(&snap.catalog, name) {
-                Ok(Resolved::Tool(real)) if snap.catalog.contains(&real) => real,
-                _ => return Ok(text_result(unknown.message(), true)),
-            },
-        };
-        let mut params = json!({"name": real, "arguments": arguments});
-        if let Some(p) = params.as_object_mut() {
-            p.extend(input);
-        }
-        self.forward_call(&real, params, ctx, "call_tool", caller)
-            .await
-    }
-
-    async fn forward_call(
+    pub(crate) async fn forward_call(
         &self,
         tool: &str,
         params: Value,

@@ -217,7 +217,7 @@ impl FleetInner {
         }
         let source = merged_source(snaps.iter().map(|s| s.as_ref().map(|s| s.source)));
         let snap = CatalogSnapshot {
-            catalog: Arc::new(Catalog::new(tools)),
+            catalog: Arc::new(Catalog::new(tools).with_real_names(naming.real_names())),
             source,
             version: self.next_version.fetch_add(1, Ordering::Relaxed) + 1,
         };

@@ -87,6 +87,7 @@ async fn servers_behind_one_mws_are_prefixed_routed_logged_and_independent() {
         [
             "search_tools",
             "call_tool",
+            "call_read_only_tool",
             "everything__echo",
             "time__get_current_time"
         ]
@@ -396,7 +397,12 @@ async fn stdio_serving_reaches_every_server() {
     let list = mws.next().await;
     assert_eq!(
         serve::names(&list),
-        ["search_tools", "call_tool", "web__echo"]
+        [
+            "search_tools",
+            "call_tool",
+            "call_read_only_tool",
+            "web__echo"
+        ]
     );
     let calls = [
         (3, "web__echo", json!({"message": "via stdio"}), "via stdio"),

@@ -32,8 +32,10 @@ struct Case {
     upstream: Value,
     /// Written into `working_set` before start; includes a tool the upstream does not have.
     working_set: &'static [&'static str],
-    /// What `tools/list` must show after the two meta-tools.
+    /// What `tools/list` must show after the meta-tools.
     listed: &'static [&'static str],
+    /// The upstream marks a tool `readOnlyHint: true`: `call_read_only_tool` is listed.
+    read_only: bool,
     /// A listed tool, its arguments and a piece of its answer.
     call_listed: (&'static str, Value, &'static str),
     /// An unlisted tool, its arguments and a piece of its answer.
@@ -134,6 +136,9 @@ async fn run(case: Case) {
     let config = json!({"upstream": case.upstream, "transcripts": []});
     let mut served: Served = serve::start(&config, case.working_set);
     let mut want = vec!["search_tools".to_string(), "call_tool".to_string()];
+    if case.read_only {
+        want.push("call_read_only_tool".to_string());
+    }
     want.extend(case.listed.iter().map(|s| s.to_string()));
     wait_for_catalog(&served.url, &want).await;
 
@@ -171,6 +176,7 @@ fn rmcp_case(url: &str, inspector_era: &'static str) -> Case {
         upstream: json!({"url": url}),
         working_set: &["echo", "retired_tool", "filler_03"],
         listed: &["echo", "filler_03"],
+        read_only: false,
         call_listed: ("echo", json!({"message": "hi there"}), "Echo: hi there"),
         call_unlisted: ("add", json!({"a": 2, "b": 3}), "5"),
         query: "add two numbers together",
@@ -195,6 +201,7 @@ fn everything_case(upstream: Value, inspector_era: &'static str) -> Case {
         upstream,
         working_set: &["get-env", "echo", "not_on_this_server"],
         listed: &["get-env", "echo"],
+        read_only: true,
         call_listed: ("echo", json!({"message": "hi there"}), "Echo: hi there"),
         call_unlisted: ("get-sum", json!({"a": 2, "b": 3}), "5"),
         query: "add up two values",
@@ -225,6 +232,7 @@ async fn mcp_server_time_over_stdio() {
         upstream,
         working_set: &["get_current_time", "old_time_tool"],
         listed: &["get_current_time"],
+        read_only: true,
         call_listed: ("get_current_time", json!({"timezone": "UTC"}), "UTC"),
         call_unlisted: ("convert_time", convert, "21:00"),
         query: "shift a time between time zones",

@@ -385,9 +385,16 @@ fn token_counts_match_tiktoken_on_real_catalogs() {
             assert_eq!(r.sizes.upstream.tokens, want, "{name} {kind}");
             assert_eq!(r.sizes.upstream.bytes, compact.len(), "{name}");
             assert_eq!(r.sizes.upstream.tools, cat.len(), "{name}");
-            // Nothing promoted: only the two meta-tools are listed; saved is the difference.
-            assert_eq!(r.sizes.listed.tools, 2);
-            assert_eq!(r.sizes.saved.tools, cat.len().saturating_sub(2), "{name}");
+            // Nothing promoted: only the meta-tools are listed (`call_read_only_tool` when the
+            // catalog has a read-only tool); saved is the difference.
+            let read_only = cat.tools().iter().any(|t| mws::policy::read_only(Some(t)));
+            let meta = 2 + usize::from(read_only);
+            assert_eq!(r.sizes.listed.tools, meta, "{name}");
+            assert_eq!(
+                r.sizes.saved.tools,
+                cat.len().saturating_sub(meta),
+                "{name}"
+            );
             assert_eq!(
                 r.sizes.saved.tokens,
                 want.saturating_sub(r.sizes.listed.tokens)
@@ -582,5 +589,6 @@ fn command_against_the_live_demo_upstream() {
     assert_eq!(v["upstream"]["era"], "2026-07-28 (stateless)");
     let tools = v["sizes"]["upstream"]["tools"].as_u64().unwrap();
     assert!(tools >= 50, "{tools}");
-    assert_eq!(v["sizes"]["listed"]["tools"], 2);
+    // The demo has read-only tools: the three meta-tools.
+    assert_eq!(v["sizes"]["listed"]["tools"], 3);
 }

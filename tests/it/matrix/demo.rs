@@ -23,7 +23,11 @@ async fn serve_demo_lists_pins_calls_tools_and_searches() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let mut served = serve::start_in(dir, &json!({}), &["--demo"]);
-    let mut want = vec!["search_tools".to_string(), "call_tool".to_string()];
+    let mut want = vec![
+        "search_tools".to_string(),
+        "call_tool".to_string(),
+        "call_read_only_tool".to_string(),
+    ];
     want.extend(demo_pins().iter().map(|s| s.to_string()));
     let deadline = Instant::now() + SETTLE;
     loop {

@@ -31,7 +31,7 @@ async fn progress_reaches_the_client_that_asked_for_it() {
         let d = listed["result"]["tools"][0]["description"]
             .as_str()
             .unwrap();
-        if names(&listed).len() == 2 && d.contains("28 tools") {
+        if names(&listed).len() == 2 && d.contains("28 upstream tools") {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -39,7 +39,10 @@ async fn progress_reaches_the_client_that_asked_for_it() {
     let d = listed["result"]["tools"][0]["description"]
         .as_str()
         .unwrap();
-    assert!(d.contains("28 tools"), "catalog never arrived: {listed}");
+    assert!(
+        d.contains("28 upstream tools"),
+        "catalog never arrived: {listed}"
+    );
     let (a, b) = tokio::join!(
         call_with_progress(&served.url, "client-a", "same"),
         call_with_progress(&served.url, "client-b", "same")

@@ -231,7 +231,12 @@ async fn a_slow_starting_modern_child_is_served_once_it_is_up() {
     let served = serve::start(&config(up, 3_500, 10_000, 60_000), &["get_current_time"]);
     list_until(
         &served.url,
-        &["search_tools", "call_tool", "get_current_time"],
+        &[
+            "search_tools",
+            "call_tool",
+            "call_read_only_tool",
+            "get_current_time",
+        ],
     )
     .await;
     let params = json!({"name": "get_current_time", "arguments": {"timezone": "UTC"}});

@@ -177,7 +177,10 @@ async fn a_denied_tool_is_not_listed_searched_suggested_or_run() {
         &[TOOL, "echo", "get-env"],
     );
     let listed = serve::names(&post_modern(&mws.url, 1, "tools/list", json!({})).await);
-    assert_eq!(listed, ["search_tools", "call_tool", "echo"]);
+    assert_eq!(
+        listed,
+        ["search_tools", "call_tool", "call_read_only_tool", "echo"]
+    );
 
     let found = call(
         &mws.url,
@@ -206,7 +209,7 @@ async fn a_denied_tool_is_not_listed_searched_suggested_or_run() {
     let via = call(
         &mws.url,
         "call_tool",
-        json!({"name": "get_sum", "arguments": {}}),
+        json!({"name": "get-sum", "arguments": {}}),
     )
     .await;
     assert_eq!(text(&via), want);
@@ -268,7 +271,10 @@ async fn read_only_lists_and_runs_only_tools_annotated_read_only() {
     let policy = json!({"readOnly": true});
     let mws = serve::start(&with_policy(&log, policy), &[WRITER, "echo"]);
     let listed = serve::names(&post_modern(&mws.url, 1, "tools/list", json!({})).await);
-    assert_eq!(listed, ["search_tools", "call_tool", "echo"]);
+    assert_eq!(
+        listed,
+        ["search_tools", "call_tool", "call_read_only_tool", "echo"]
+    );
     let refused = call(&mws.url, WRITER, json!({})).await;
     assert!(
         text(&refused).contains("`policy.readOnly` is true"),

@@ -204,6 +204,7 @@ async fn modern_discover_list_and_call() {
         [
             "search_tools",
             "call_tool",
+            "call_read_only_tool",
             "mail_send_message",
             "calendar_list_events"
         ]
@@ -213,7 +214,7 @@ async fn modern_discover_list_and_call() {
             .iter()
             .all(|t| t["_meta"]["anthropic/alwaysLoad"] == true)
     );
-    let send = &tools[2];
+    let send = &tools[3];
     assert_eq!(send["x-vendor"], json!({"tier": "gold"}));
     assert_eq!(send["execution"], json!({"taskSupport": "forbidden"}));
     assert_eq!(send["annotations"], json!({"destructiveHint": true}));
@@ -269,7 +270,7 @@ async fn modern_discover_list_and_call() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn call_tool_is_forgiving_and_everything_is_logged() {
+async fn call_tool_runs_exact_names_only_and_everything_is_logged() {
     let h = Harness::start(&[]).await;
     let ct = |id: i64, args: Value| {
         modern(
@@ -288,10 +289,23 @@ async fn call_tool_is_forgiving_and_everything_is_logged() {
             "mail_list_labels ran with {\"a\":1}",
         ),
         (
-            json!({"name": "create_event"}),
+            json!({"name": "calendar_create_event"}),
             "calendar_create_event ran with {}",
         ),
-        (json!({"name": "get_sum", "arguments": {}}), "get-sum ran"),
+        (json!({"name": "get-sum", "arguments": {}}), "get-sum ran"),
+        // A near name runs nothing: a missing backend prefix, `_` for `-`, another case.
+        (
+            json!({"name": "create_event"}),
+            "unknown tool 'create_event'. Did you mean: calendar_create_event",
+        ),
+        (
+            json!({"name": "get_sum"}),
+            "unknown tool 'get_sum'. Did you mean: get-sum",
+        ),
+        (
+            json!({"name": "Mail_Send_Message"}),
+            "unknown tool 'Mail_Send_Message'. Did you mean: mail_send_message",
+        ),
     ];
     for (i, (args, want)) in cases.iter().enumerate() {
         let (status, r) = post_modern(&h, &ct(i as i64, args.clone())).await;
@@ -360,7 +374,12 @@ async fn promote_shows_up_without_restart_and_upstream_down_says_so() {
     let h = Harness::start(&["mail_list_labels"]).await;
     assert_eq!(
         tools_list_names(&h).await,
-        ["search_tools", "call_tool", "mail_list_labels"]
+        [
+            "search_tools",
+            "call_tool",
+            "call_read_only_tool",
+            "mail_list_labels"
+        ]
     );
     set_working_set(&h.db, &["calendar_list_events", "mail_list_labels"]);
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -370,6 +389,7 @@ async fn promote_shows_up_without_restart_and_upstream_down_says_so() {
             == [
                 "search_tools",
                 "call_tool",
+                "call_read_only_tool",
                 "calendar_list_events",
                 "mail_list_labels",
             ]

@@ -54,7 +54,7 @@ fn error_text(result: &Value) -> String {
 async fn a_huge_search_is_refused_while_a_ping_is_answered() {
     let dir = tempfile::tempdir().unwrap();
     let served = serve::start_in(dir, &json!({}), &["--demo"]);
-    let mut want = vec!["search_tools", "call_tool"];
+    let mut want = vec!["search_tools", "call_tool", "call_read_only_tool"];
     want.extend(crate::support::demo_pins());
     listed(&served, &want).await;
     let r = call(

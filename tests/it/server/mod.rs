@@ -7,6 +7,7 @@ mod hostile;
 mod http;
 mod legacy;
 mod meta;
+mod names;
 mod python;
 mod results;
 mod serve_cmd;

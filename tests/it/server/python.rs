@@ -51,7 +51,12 @@ async fn python_sdk_client_in_every_mode() {
         ];
         let r = run_client(&h.url, mode, calls, "schedule a meeting").await;
         assert_eq!(r["protocol_version"], want_version, "mode {mode}");
-        let want = json!(["search_tools", "call_tool", "mail_list_labels"]);
+        let want = json!([
+            "search_tools",
+            "call_tool",
+            "call_read_only_tool",
+            "mail_list_labels"
+        ]);
         assert_eq!(r["tools"], want, "mode {mode}");
         let all_loaded = r["always_load"]
             .as_array()
@@ -99,7 +104,7 @@ async fn python_sdk_through_mws_serve_to_server_everything() {
         assert_eq!(r["protocol_version"], want_version, "mode {mode}");
         assert_eq!(
             r["tools"],
-            json!(["search_tools", "call_tool", "echo"]),
+            json!(["search_tools", "call_tool", "call_read_only_tool", "echo"]),
             "mode {mode}"
         );
         assert!(

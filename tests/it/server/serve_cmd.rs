@@ -120,10 +120,15 @@ async fn serve_demo_answers_logs_and_stops_on_sigterm() {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
-        if names.len() > 2 {
+        if names.len() > 3 {
             assert_eq!(
-                &names[..3],
-                ["search_tools", "call_tool", "mail_send_message"]
+                &names[..4],
+                [
+                    "search_tools",
+                    "call_tool",
+                    "call_read_only_tool",
+                    "mail_send_message"
+                ]
             );
             break;
         }
@@ -136,7 +141,7 @@ async fn serve_demo_answers_logs_and_stops_on_sigterm() {
     let call = modern(
         2,
         "tools/call",
-        json!({"name": "call_tool", "arguments": {"name": "list_events", "arguments": {}}}),
+        json!({"name": "call_tool", "arguments": {"name": "calendar_list_events", "arguments": {}}}),
     );
     let r: Value = post(call).await.unwrap().json().await.unwrap();
     assert_ne!(r["result"]["isError"], true, "{r}");
