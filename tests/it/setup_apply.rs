@@ -220,10 +220,17 @@ fn apply_then_undo_with_the_real_clis() {
         .keys()
         .collect();
     assert_eq!(user, ["toolbox"], "{claude_json:#}");
-    assert_eq!(claude_json["mcpServers"]["toolbox"]["alwaysLoad"], true);
+    // Claude Code starts mws itself: nothing else has to be running.
+    let toolbox = &claude_json["mcpServers"]["toolbox"];
+    assert_eq!(toolbox["alwaysLoad"], true);
+    assert_eq!(toolbox["type"], "stdio", "{toolbox:#}");
+    assert!(
+        toolbox["command"].as_str().unwrap().ends_with("/mws"),
+        "{toolbox:#}"
+    );
     assert_eq!(
-        claude_json["mcpServers"]["toolbox"]["url"],
-        "http://127.0.0.1:4484/mcp"
+        toolbox["args"],
+        serde_json::json!(["--config", config_path(&h), "serve", "--stdio"])
     );
     let project = h.project.to_str().unwrap();
     let local = &claude_json["projects"][project]["mcpServers"];
@@ -239,9 +246,65 @@ fn apply_then_undo_with_the_real_clis() {
         .keys()
         .collect();
     assert_eq!(codex_servers, ["toolbox"], "{codex_toml:#?}");
+    assert_eq!(
+        codex_toml["mcp_servers"]["toolbox"]["args"][3].as_str(),
+        Some("--stdio"),
+        "{codex_toml:#?}"
+    );
 
-    // The config with `servers` still loads; then undo puts every file back.
-    undo_restores(&h, &path, &before);
+    // Servers added after --apply, with the clients' own CLIs, survive undo.
+    claude(&h, &["-s", "user", "later", "--", "later-mcp"]);
+    codex(&h, &["later2", "--", "later2-mcp"]);
+    let out = mws_with(&h, &path, &["setup", "undo"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "{}: put back `stdio-user`, `http-local`, took out `toolbox`; what was changed there \
+             since stays",
+            h.home.join(".claude.json").display()
+        )),
+        "{stdout}"
+    );
+    let claude_json = json_file(&h.home.join(".claude.json"));
+    let user: Vec<&String> = claude_json["mcpServers"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(user, ["later", "stdio-user"], "{claude_json:#}");
+    assert_eq!(
+        claude_json["mcpServers"]["stdio-user"]["env"]["TOKEN"],
+        "t1"
+    );
+    let local = &claude_json["projects"][project]["mcpServers"];
+    assert_eq!(
+        local["http-local"]["headers"]["X-Api-Key"], "k2",
+        "{claude_json:#}"
+    );
+    let codex_toml: toml::Table =
+        toml::from_str(&std::fs::read_to_string(h.codex_home.join("config.toml")).unwrap())
+            .unwrap();
+    let mut codex_servers: Vec<&String> = codex_toml["mcp_servers"]
+        .as_table()
+        .unwrap()
+        .keys()
+        .collect();
+    codex_servers.sort();
+    assert_eq!(
+        codex_servers,
+        ["clock", "cx-stdio", "gh", "later2"],
+        "{codex_toml:#?}"
+    );
+    // Files nobody touched since come back byte for byte.
+    let after = snapshot(&files);
+    for f in [h.project.join(".mcp.json"), project_toml, config_path(&h)] {
+        assert!(
+            after[&f] == before[&f],
+            "{} differs after undo",
+            f.display()
+        );
+    }
 }
 
 /// Writes `fixture` (fixtures/client-configs) at `to`.
@@ -333,13 +396,11 @@ fn apply_then_undo_on_documented_files_without_the_clis() {
         keys(&vs, "servers"),
         ["perplexity", "legacy-sse", "odd", "toolbox"]
     );
-    assert_eq!(vs["servers"]["toolbox"]["type"], "http");
+    assert_eq!(vs["servers"]["toolbox"]["type"], "stdio");
+    assert_eq!(vs["servers"]["toolbox"]["args"][3], "--stdio");
     let g = jsonc_file(&gemini);
     assert_eq!(keys(&g, "mcpServers"), ["sseServer", "toolbox"]);
-    assert_eq!(
-        g["mcpServers"]["toolbox"]["httpUrl"],
-        "http://127.0.0.1:4484/mcp"
-    );
+    assert_eq!(g["mcpServers"]["toolbox"]["args"][2], "serve");
     assert_eq!(g["theme"], "GitHub");
     let c = jsonc_file(&cursor);
     // Servers that sign in with OAuth move too, without the client's login.
@@ -449,9 +510,25 @@ fn setup_then_promote_lists_the_tools_used_before_mws() {
         written.starts_with("{\n  // nothing listens there"),
         "{written}"
     );
+    // Day one: --apply itself ingested and promoted; the first session lists these tools.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("day one: ")
+            && stdout.contains("2 tool(s) listed from the first session on"),
+        "{stdout}"
+    );
+    let state = h.home.join(".local/state/mcp-working-set");
+    let export = json_file(&state.join("working-set.json"));
+    let mut day_one: Vec<&str> = export["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    day_one.sort();
+    assert_eq!(day_one, ["github__create_issue", "time__get_current_time"]);
     let out = mws_with(&h, &path, &["promote", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let state = h.home.join(".local/state/mcp-working-set");
     let export = json_file(&state.join("working-set.json"));
     let mut tools: Vec<&str> = export["tools"]
         .as_array()
