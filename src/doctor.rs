@@ -98,6 +98,10 @@ pub struct Hints {
     pub claude_code: String,
     pub codex: String,
     pub notes: Vec<String>,
+    /// The backup set of the `mws setup import --apply` that registered mws with the clients
+    /// (not undone): the registration lines are then not printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registered_by: Option<std::path::PathBuf>,
 }
 
 /// Everything `mws doctor` found.
@@ -170,6 +174,7 @@ pub fn hints(config: &Config) -> Hints {
             "Add `-s user` to the claude command to register mws for every project.".into(),
         ],
         url,
+        registered_by: crate::setup::backup::latest(&config.state_dir),
     }
 }
 
@@ -195,17 +200,15 @@ pub fn text(d: &Diagnosis) -> String {
         }
     }
     let h = &d.hints;
-    let _ = write!(
-        out,
-        "\nRegister mws with your clients ({}):\n  Claude Code:  {}\n  Codex (~/.codex/config.toml):\n",
-        Safe(&h.url),
-        Safe(&h.claude_code)
-    );
-    for line in h.codex.lines() {
-        let _ = writeln!(out, "    {}", Safe(line));
-    }
-    for n in &h.notes {
-        let _ = writeln!(out, "  {}", Safe(n));
+    if let Some(set) = &h.registered_by {
+        let _ = writeln!(
+            out,
+            "\nmws is registered with your clients by `mws setup import --apply` (backups in \
+             {}); `mws setup undo` takes it back.",
+            Safe(&set.display().to_string())
+        );
+    } else {
+        registration_lines(&mut out, h);
     }
     let fails = d.checks.iter().filter(|c| c.status == Status::Fail).count();
     let warns = d.checks.iter().filter(|c| c.status == Status::Warn).count();
@@ -219,4 +222,20 @@ pub fn text(d: &Diagnosis) -> String {
         }
     );
     out
+}
+
+/// How to register mws with each client, for a user who has not run `mws setup import --apply`.
+fn registration_lines(out: &mut String, h: &Hints) {
+    let _ = write!(
+        out,
+        "\nRegister mws with your clients ({}):\n  Claude Code:  {}\n  Codex (~/.codex/config.toml):\n",
+        Safe(&h.url),
+        Safe(&h.claude_code)
+    );
+    for line in h.codex.lines() {
+        let _ = writeln!(out, "    {}", Safe(line));
+    }
+    for n in &h.notes {
+        let _ = writeln!(out, "  {}", Safe(n));
+    }
 }
