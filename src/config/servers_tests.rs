@@ -213,7 +213,9 @@ fn defaults_stand_in_for_unset_or_empty_variables() {
         ),
         (
             "${UNSET:-${SET}}",
-            Err("the default of ${UNSET:-...} holds ${: ${NAME:-default} (a default cannot hold }) ends at the first }"),
+            Err(
+                "the default of ${UNSET:-...} holds ${: ${NAME:-default} (a default cannot hold }) ends at the first }",
+            ),
         ),
         (
             "${UNSET:-x",
@@ -233,7 +235,10 @@ fn a_stdio_command_is_expanded_too() {
     let Ok(Upstream::Stdio(got)) = expand(&s, &vars) else {
         panic!("{:?}", expand(&s, &vars));
     };
-    assert_eq!((got.command.as_str(), got.args), ("/opt/bin/srv", vec!["80".to_string()]));
+    assert_eq!(
+        (got.command.as_str(), got.args),
+        ("/opt/bin/srv", vec!["80".to_string()])
+    );
 }
 
 #[test]
