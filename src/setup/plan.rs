@@ -338,9 +338,10 @@ fn project_dir(o: &Origin) -> Option<&Path> {
 }
 
 /// The `servers` entry for a transport mws speaks, or why it cannot speak it. A project's stdio
-/// server runs in that project (mws does not run there): it gets the project as `cwd` when it has
-/// none, a relative `cwd` is made absolute from the project, and a command given as `./x` or
-/// `../x` is made absolute from that `cwd`.
+/// server runs in that project (mws does not run there): without a `cwd`, one whose command or an
+/// argument starts with `./` or `../` gets the project as `cwd`, a relative `cwd` is made
+/// absolute from the project, and a command given as `./x` or `../x` is made absolute from that
+/// `cwd`.
 fn config_of(t: &Transport, project: Option<&Path>) -> Result<ServerConfig, String> {
     match t {
         Transport::Stdio {
@@ -349,12 +350,15 @@ fn config_of(t: &Transport, project: Option<&Path>) -> Result<ServerConfig, Stri
             env,
             cwd,
         } => {
+            let rel = |s: &str| s.starts_with("./") || s.starts_with("../");
             let cwd = match (cwd, project) {
                 (Some(c), Some(p)) if c.is_relative() => Some(join(p, c)),
-                (None, Some(p)) => Some(p.to_path_buf()),
+                (None, Some(p)) if rel(command) || args.iter().any(|a| rel(a)) => {
+                    Some(p.to_path_buf())
+                }
                 _ => cwd.clone(),
             };
-            let relative = command.starts_with("./") || command.starts_with("../");
+            let relative = rel(command);
             let command = match &cwd {
                 Some(dir) if relative => join(dir, Path::new(command)).display().to_string(),
                 _ => command.clone(),

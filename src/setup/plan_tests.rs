@@ -508,6 +508,12 @@ fn a_project_server_runs_in_its_project() {
             "{transport:?}"
         );
     }
+    // Nothing relative: no `cwd`, so it stays the same server as a user-scope copy of it.
+    let p = run(vec![project(Client::ClaudeCode, "s", stdio("uvx"), vec![])]);
+    assert!(matches!(
+        &p.servers["s"],
+        ServerConfig::Stdio { cwd: None, .. }
+    ));
     // A user-scope server keeps running where mws runs, as it ran where its client ran.
     let p = run(vec![found(Client::ClaudeCode, "u", stdio("./x"), vec![])]);
     assert!(
