@@ -116,3 +116,32 @@ fn missing_files_are_fine_and_bad_ones_do_not_stop_the_rest() {
     let statuses: Vec<_> = out.files.iter().map(|f| f.status).collect();
     assert_eq!(statuses, ["read", "error"]);
 }
+
+#[test]
+fn a_project_file_git_tracks_is_flagged_with_its_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (home, repo) = (root.join("h"), root.join("repo"));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(repo.join(".cursor")).unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(&repo)
+            .args(args)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(ok.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    let file = repo.join(".cursor/mcp.json");
+    std::fs::write(&file, r#"{"mcpServers": {"c": {"command": "x"}}}"#).unwrap();
+    assert_eq!(tracked_in(&file), None, "not added yet");
+    git(&["add", ".cursor/mcp.json"]);
+    assert_eq!(tracked_in(&file), Some(repo.clone()));
+    let out = scan(&env(&home, &repo));
+    assert_eq!(out.found[0].flags, [Flag::Tracked(repo)]);
+}
