@@ -260,6 +260,15 @@ pub struct SetupImportArgs {
     /// (then keep `mws serve` running yourself).
     #[arg(long)]
     pub http: bool,
+    /// Also move the servers of Cursor, VS Code and Gemini CLI project files (`.cursor/mcp.json`,
+    /// `.vscode/mcp.json`, `.gemini/settings.json`) found from here upward; they then serve every
+    /// project.
+    #[arg(long)]
+    pub include_project_files: bool,
+    /// Also edit project files that git tracks (every clone of the repository loses the servers
+    /// moved out of them).
+    #[arg(long)]
+    pub edit_tracked: bool,
 }
 
 #[derive(Debug, Args)]

@@ -32,7 +32,14 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
         .map(|l| l.config.clone())
         .unwrap_or_default();
     let url = endpoint(&c);
-    let plan = plan::plan_for(sources::scan(&env), Some(&url));
+    let programs = apply::Programs {
+        claude: on_path("claude"),
+        codex: on_path("codex"),
+    };
+    let plan = plan::plan_with(
+        sources::scan(&env),
+        &plan::Options::of(&args, &url, &programs),
+    );
     for e in &plan.errors {
         eprintln!("mws setup import: {e} (its servers are left out; the other files were read)");
     }
@@ -66,10 +73,6 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
         } else {
             apply::Via::Stdio
         },
-    };
-    let programs = apply::Programs {
-        claude: on_path("claude"),
-        codex: on_path("codex"),
     };
     let stamp: String = crate::clock::fmt(crate::clock::now())
         .chars()

@@ -81,7 +81,8 @@ pub fn http_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
     Ok(Some(s))
 }
 
-/// Header names and values that HTTP allows, with every `${` closed around a variable name.
+/// Header names and values that HTTP allows, with every `${` closed around a variable name (and
+/// an optional `:-default`).
 pub fn headers<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<BTreeMap<String, String>>, D::Error> {
@@ -106,7 +107,10 @@ pub fn header(name: &str, value: &str) -> Result<(), String> {
         let Some(end) = after.find('}') else {
             return Err(format!("unclosed ${{ in header {name:?}: {fix}"));
         };
-        let var = &after[..end];
+        // `${NAME:-default}`: the name is checked, the default is text.
+        let var = after[..end]
+            .split_once(super::servers::DEFAULT_SEP)
+            .map_or(&after[..end], |(var, _)| var);
         if var.is_empty() {
             return Err(format!("empty ${{}} in header {name:?}: {fix}"));
         }

@@ -274,7 +274,7 @@ pub struct StartError {
     pub message: String,
 }
 
-/// The server's upstream with `${VAR}` expanded in `url`, `headers`, `args` and `env` values
+/// The server's upstream with `${VAR}` expanded in `url`, `headers`, `command`, `args` and `env` values
 /// (`lookup` reads a variable), checked: a URL that is http(s) with a host, and no headers over
 /// plain `http://` to a host that is not loopback unless `allowInsecureHttp`.
 pub fn expand(
@@ -321,7 +321,7 @@ pub fn expand(
                 env.insert(k.clone(), sub(&format!("env.{k}"), v)?);
             }
             Ok(Upstream::Stdio(StdioUpstream {
-                command: s.command.clone(),
+                command: sub("command", &s.command)?,
                 args,
                 env,
                 cwd: s.cwd.as_ref().map(|c| super::expand_tilde(c)),
@@ -346,7 +346,9 @@ pub fn insecure_headers(url: &reqwest::Url, whose: Option<&str>) -> Result<(), S
     Ok(())
 }
 
-/// `text` with every `${NAME}` replaced by the variable's value. `$` not followed by `{` stays.
+/// `text` with every `${NAME}` replaced by the variable's value, and every `${NAME:-default}` by
+/// the value or, when the variable is unset or empty, by `default` (as in the shell; the default
+/// ends at the first `}`, so it cannot hold one). `$` not followed by `{` stays.
 pub fn expand_text(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -354,21 +356,37 @@ pub fn expand_text(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Resul
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
-            return Err("unclosed ${: write ${NAME}".into());
+            return Err(format!("unclosed ${{: write ${{NAME}} or {DEFAULT_FORM}"));
         };
-        let var = &after[..end];
+        let (var, default) = match after[..end].split_once(DEFAULT_SEP) {
+            Some((var, default)) => (var, Some(default)),
+            None => (&after[..end], None),
+        };
         if var.is_empty() {
-            return Err("empty ${}: write ${NAME}".into());
+            return Err(format!("empty ${{}}: write ${{NAME}} or {DEFAULT_FORM}"));
         }
-        match lookup(var) {
-            Some(v) => out.push_str(&v),
-            None => return Err(format!("environment variable {var} is not set")),
+        if default.is_some_and(|d| d.contains("${")) {
+            return Err(format!(
+                "the default of ${{{var}:-...}} holds ${{: {DEFAULT_FORM} ends at the first }}"
+            ));
+        }
+        match (lookup(var), default) {
+            (Some(v), Some(d)) if v.is_empty() => out.push_str(d),
+            (Some(v), _) => out.push_str(&v),
+            (None, Some(d)) => out.push_str(d),
+            (None, None) => return Err(format!("environment variable {var} is not set")),
         }
         rest = &after[end + 1..];
     }
     out.push_str(rest);
     Ok(out)
 }
+
+/// What separates a variable from its default in `${NAME:-default}`.
+pub const DEFAULT_SEP: &str = ":-";
+
+/// How a default is written, for messages.
+const DEFAULT_FORM: &str = "${NAME:-default} (a default cannot hold })";
 
 #[cfg(test)]
 #[path = "servers_tests.rs"]

@@ -189,7 +189,55 @@ fn dollar_without_brace_stays() {
     assert_eq!(expand_text("a$b $ {c}", &none).unwrap(), "a$b $ {c}");
     assert_eq!(
         expand_text("${", &none).unwrap_err(),
-        "unclosed ${: write ${NAME}"
+        "unclosed ${: write ${NAME} or ${NAME:-default} (a default cannot hold })"
+    );
+}
+
+/// `${NAME:-default}` as Claude Code and the shell read it: the default when the variable is unset
+/// or empty, the value otherwise; a default ends at the first `}`.
+#[test]
+fn defaults_stand_in_for_unset_or_empty_variables() {
+    let vars = env(&[("SET", "v"), ("EMPTY", "")]);
+    let cases = [
+        ("${SET:-d}", Ok("v")),
+        ("${UNSET:-d}", Ok("d")),
+        ("${EMPTY:-d}", Ok("d")),
+        ("${EMPTY}", Ok("")),
+        ("${UNSET:-}", Ok("")),
+        ("a ${UNSET:-http://x:1/p} b", Ok("a http://x:1/p b")),
+        ("${UNSET:-a}b}", Ok("ab}")),
+        ("${UNSET}", Err("environment variable UNSET is not set")),
+        (
+            "${:-d}",
+            Err("empty ${}: write ${NAME} or ${NAME:-default} (a default cannot hold })"),
+        ),
+        (
+            "${UNSET:-${SET}}",
+            Err(
+                "the default of ${UNSET:-...} holds ${: ${NAME:-default} (a default cannot hold }) ends at the first }",
+            ),
+        ),
+        (
+            "${UNSET:-x",
+            Err("unclosed ${: write ${NAME} or ${NAME:-default} (a default cannot hold })"),
+        ),
+    ];
+    for (text, want) in cases {
+        let got = expand_text(text, &vars);
+        assert_eq!(got.as_deref().map_err(String::as_str), want, "{text}");
+    }
+}
+
+#[test]
+fn a_stdio_command_is_expanded_too() {
+    let vars = env(&[("BIN", "/opt/bin")]);
+    let s = server(r#"{"command": "${BIN}/srv", "args": ["${PORT:-80}"]}"#);
+    let Ok(Upstream::Stdio(got)) = expand(&s, &vars) else {
+        panic!("{:?}", expand(&s, &vars));
+    };
+    assert_eq!(
+        (got.command.as_str(), got.args),
+        ("/opt/bin/srv", vec!["80".to_string()])
     );
 }
 

@@ -270,6 +270,7 @@ fn checked_values() {
              `command`",
         ),
         (header("Authorization", "Bearer ${TOKEN}"), "ok"),
+        (header("Authorization", "Bearer ${TOKEN:-none}"), "ok"),
         (
             header("X-A\r\nX-B", "v"),
             "1:78: `upstream.headers`: header name \"X-A\\r\\nX-B\" is not valid in HTTP",

@@ -150,28 +150,6 @@ fn looks_encoded(v: &str) -> bool {
     v.len() >= "=?base64??=".len() && v.starts_with("=?base64?") && v.ends_with("?=")
 }
 
-/// Expands `${VAR}` from `lookup` (the environment in production). An unset variable is an error
-/// naming it, so a missing token never goes out as an empty header.
-pub fn expand_vars(v: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
-    let mut out = String::with_capacity(v.len());
-    let mut rest = v;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            return Err(format!("unterminated ${{ in {v:?}"));
-        };
-        let name = &after[..end];
-        match lookup(name) {
-            Some(val) => out.push_str(&val),
-            None => return Err(format!("environment variable {name} is not set")),
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,22 +224,12 @@ mod tests {
     }
 
     #[test]
-    fn names_and_vars() {
+    fn method_names() {
         assert_eq!(mcp_name("tools/call", &json!({"name": "a"})), Some("a"));
         assert_eq!(
             mcp_name("resources/read", &json!({"uri": "file:///x"})),
             Some("file:///x")
         );
         assert_eq!(mcp_name("tools/list", &json!({})), None);
-        let env = |k: &str| (k == "TOKEN").then(|| "s3cret".to_string());
-        assert_eq!(
-            expand_vars("Bearer ${TOKEN}", env).unwrap(),
-            "Bearer s3cret"
-        );
-        assert_eq!(expand_vars("plain", env).unwrap(), "plain");
-        assert_eq!(
-            expand_vars("${NOPE}", env).unwrap_err(),
-            "environment variable NOPE is not set"
-        );
     }
 }

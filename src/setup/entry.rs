@@ -188,7 +188,19 @@ fn entry_flags(o: &Map<String, Value>) -> Vec<Flag> {
 pub fn finish(mut t: Transport, dialect: Dialect, flags: &mut Vec<Flag>) -> Transport {
     let mut rewritten = false;
     let mut inputs = Vec::new();
+    let mut client_vars = Vec::new();
     let mut visit = |s: &mut String| {
+        if dialect.env_colon_vars {
+            if s.contains(USER_HOME) {
+                *s = s.replace(USER_HOME, "${HOME}");
+                rewritten = true;
+            }
+            for var in EDITOR_VARS {
+                if s.contains(&format!("${{{var}}}")) && !client_vars.contains(&var) {
+                    client_vars.push(var);
+                }
+            }
+        }
         if dialect.env_colon_vars && s.contains(ENV_COLON) {
             *s = s.replace(ENV_COLON, "${");
             rewritten = true;
@@ -227,8 +239,24 @@ pub fn finish(mut t: Transport, dialect: Dialect, flags: &mut Vec<Flag>) -> Tran
         flags.push(Flag::VariablesRewritten);
     }
     flags.extend(inputs.into_iter().map(Flag::Input));
+    flags.extend(
+        client_vars
+            .into_iter()
+            .map(|v| Flag::ClientVariable(v.to_string())),
+    );
     t
 }
+
+/// Cursor's and VS Code's home variable, which is `${HOME}` for mws.
+const USER_HOME: &str = "${userHome}";
+/// Cursor's and VS Code's editor variables: mws has no value for them (it runs in no workspace).
+const EDITOR_VARS: [&str; 5] = [
+    "workspaceFolder",
+    "workspaceFolderBasename",
+    "fileWorkspaceFolder",
+    "pathSeparator",
+    "cwd",
+];
 
 /// `$NAME` → `${NAME}` everywhere in `s`; `None` when there is none.
 fn brace_bare_vars(s: &str) -> Option<String> {
@@ -304,7 +332,30 @@ pub use crate::mcp::check::kind;
 
 #[cfg(test)]
 mod tests {
-    use super::brace_bare_vars;
+    use super::*;
+
+    #[test]
+    fn editor_variables_are_named_and_user_home_is_home() {
+        let cursor = Dialect {
+            env_colon_vars: true,
+            ..Dialect::default()
+        };
+        let v = serde_json::json!({"command": "${userHome}/bin/srv",
+            "args": ["${workspaceFolder}/a", "${env:TOKEN}"]});
+        let (t, flags) = parse_entry(&v, cursor).unwrap();
+        let Transport::Stdio { command, args, .. } = t else {
+            panic!("{t:?}");
+        };
+        assert_eq!(command, "${HOME}/bin/srv");
+        assert_eq!(args, ["${workspaceFolder}/a", "${TOKEN}"]);
+        assert_eq!(
+            flags,
+            [
+                Flag::VariablesRewritten,
+                Flag::ClientVariable("workspaceFolder".into())
+            ]
+        );
+    }
 
     #[test]
     fn bare_variables_get_braces() {

@@ -16,10 +16,12 @@ pub mod entry;
 pub mod gemini;
 pub mod jsonc_edit;
 pub mod lock;
+pub mod names;
 pub mod plan;
 pub mod render;
 pub mod sources;
 pub mod undo;
+pub mod vars;
 pub mod vscode;
 pub mod write;
 
@@ -123,6 +125,12 @@ pub enum Flag {
     Input(String),
     /// A client variable rewritten into mws's `${VAR}` form.
     VariablesRewritten,
+    /// A client's own variable mws has no value for (Cursor's and VS Code's `${workspaceFolder}`).
+    ClientVariable(String),
+    /// A Claude Code `.mcp.json` server the user has not approved for its project, and why.
+    Unapproved(String),
+    /// The file is tracked by git in this repository: editing it changes every clone.
+    Tracked(PathBuf),
 }
 
 impl fmt::Display for Flag {
@@ -136,6 +144,9 @@ impl fmt::Display for Flag {
             Flag::ForwardsEnv => f.write_str("forwards-env"),
             Flag::Input(id) => write!(f, "input:{id}"),
             Flag::VariablesRewritten => f.write_str("variables-rewritten"),
+            Flag::ClientVariable(v) => write!(f, "client-variable:{v}"),
+            Flag::Unapproved(_) => f.write_str("unapproved"),
+            Flag::Tracked(_) => f.write_str("tracked-by-git"),
         }
     }
 }

@@ -3,11 +3,14 @@
 //! and unusable names were resolved. Pure: takes findings, returns the plan; must not print.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{FileError, FileStatus, Findings, Flag, Found, Origin, Skipped, Transport};
+use super::apply::Programs;
+use super::{
+    Client, FileError, FileStatus, Findings, Flag, Found, Origin, Scope, Skipped, Transport, names,
+};
 
 /// One entry of the `servers` map, in the shape mws's config takes (values verbatim).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -93,21 +96,56 @@ pub const OAUTH_HOSTS: &[&str] = &[
 /// The command file name that is mws itself: a registration of mws is not imported into mws.
 const MWS_COMMAND: &str = "mws";
 
-/// Characters a server name may keep: it becomes part of tool names (`<server>__<tool>`), which
-/// clients and model APIs limit to these.
-fn name_char_ok(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '-' || c == '_'
+/// What the plan knows beyond the findings. The default moves no Cursor, VS Code or Gemini CLI
+/// project file and no file git tracks, and does not check the client CLIs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options<'a> {
+    /// mws's own endpoint: a registration of that URL is mws, not a server to put behind it.
+    pub own_url: Option<&'a str>,
+    /// The client CLIs found on PATH (`--apply` changes Claude Code and Codex only through
+    /// them): without one, that client's registrations stay. `None`: not checked.
+    pub programs: Option<&'a Programs>,
+    /// Move the servers of Cursor, VS Code and Gemini CLI project files (`--include-project-files`).
+    pub include_project_files: bool,
+    /// Edit project files git tracks (`--edit-tracked`).
+    pub edit_tracked: bool,
+}
+
+impl<'a> Options<'a> {
+    /// What `mws setup import` was asked, with mws's endpoint and the CLIs found on PATH.
+    pub fn of(
+        args: &crate::cli::SetupImportArgs,
+        own_url: &'a str,
+        programs: &'a Programs,
+    ) -> Options<'a> {
+        Options {
+            own_url: Some(own_url),
+            programs: Some(programs),
+            include_project_files: args.include_project_files,
+            edit_tracked: args.edit_tracked,
+        }
+    }
 }
 
 /// Builds the plan from what the readers found, in their order (first registration wins a name;
 /// a registration with the same transport as one already planned joins it, its name an alias).
 pub fn plan(findings: Findings) -> Plan {
-    plan_for(findings, None)
+    plan_with(findings, &Options::default())
 }
 
-/// `plan`, knowing mws's own endpoint: a registration of that URL is mws, not a server to put
-/// behind it.
+/// `plan`, knowing mws's own endpoint.
 pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
+    plan_with(
+        findings,
+        &Options {
+            own_url,
+            ..Options::default()
+        },
+    )
+}
+
+/// `plan` with everything `--apply` would check.
+pub fn plan_with(findings: Findings, options: &Options) -> Plan {
     let mut p = Plan {
         found: findings.found.clone(),
         skipped: findings.skipped,
@@ -117,8 +155,8 @@ pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
     };
     for f in findings.found {
         let config = match (
-            stays_reason(&f, own_url),
-            config_of(&f.transport, f.origin.project.as_deref()),
+            stays_reason(&f, options),
+            config_of(&f.transport, project_dir(&f.origin)),
         ) {
             (Some(reason), _) | (None, Err(reason)) => {
                 p.stays.push(Stay { found: f, reason });
@@ -142,9 +180,8 @@ pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
             p.imported[i].needs_login |= login;
             continue;
         }
-        let clean = clean_name(&f.name);
-        let mut renamed = (clean != f.name)
-            .then(|| format!("`{}` has characters a tool name cannot hold", f.name));
+        let (clean, why) = names::clean(&f.name);
+        let mut renamed = why.clone();
         let mut name = clean.clone();
         let mut n = 1;
         loop {
@@ -153,10 +190,13 @@ pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
                 Some(same) if *same == config => break,
                 Some(_) => {
                     n += 1;
-                    name = format!("{clean}-{n}");
-                    renamed = Some(format!(
-                        "another client has a different server named `{clean}`"
-                    ));
+                    name = names::with_suffix(&clean, n);
+                    let taken =
+                        format!("another registration has a different server named `{clean}`");
+                    renamed = Some(match &why {
+                        Some(why) => format!("{why}; {taken}"),
+                        None => taken,
+                    });
                 }
             }
         }
@@ -177,11 +217,30 @@ pub fn plan_for(findings: Findings, own_url: Option<&str>) -> Plan {
 }
 
 /// Why a registration cannot move behind mws, if it cannot.
-fn stays_reason(f: &Found, own_url: Option<&str>) -> Option<String> {
+fn stays_reason(f: &Found, options: &Options) -> Option<String> {
     let client = f.origin.client.as_str();
+    let project = f.origin.project.as_deref().unwrap_or(Path::new("?"));
     for flag in &f.flags {
         match flag {
             Flag::Disabled => return Some(format!("switched off in {client}")),
+            Flag::Unapproved(why) => {
+                return Some(format!(
+                    "not approved in Claude Code for {}: {why}",
+                    project.display()
+                ));
+            }
+            Flag::Tracked(repo) if !options.edit_tracked => {
+                return Some(format!(
+                    "tracked by git in {}: every teammate would lose it (`--edit-tracked` moves \
+                     it anyway)",
+                    repo.display()
+                ));
+            }
+            Flag::ClientVariable(var) => {
+                return Some(format!(
+                    "uses the {client} variable `${{{var}}}`, which mws cannot express"
+                ));
+            }
             Flag::Input(id) => {
                 return Some(format!(
                     "uses the VS Code input `{id}`: VS Code prompts for it and keeps the value, \
@@ -201,6 +260,35 @@ fn stays_reason(f: &Found, own_url: Option<&str>) -> Option<String> {
             _ => {}
         }
     }
+    if f.origin.scope == Scope::Project
+        && matches!(
+            f.origin.client,
+            Client::Cursor | Client::VsCode | Client::GeminiCli
+        )
+        && !options.include_project_files
+    {
+        return Some(format!(
+            "in the {client} project file of {}: project files move only with \
+             `--include-project-files`",
+            project.display()
+        ));
+    }
+    if let Some(programs) = options.programs {
+        let missing = match f.origin.client {
+            Client::ClaudeCode => programs.claude.is_none().then_some("claude"),
+            Client::Codex => programs.codex.is_none().then_some("codex"),
+            _ => None,
+        };
+        if let Some(cli) = missing {
+            return Some(format!(
+                "`{cli}` is not on PATH, and mws changes {client}'s registrations only through it"
+            ));
+        }
+    }
+    if let Some(why) = super::vars::unexpandable(&f.transport) {
+        return Some(why);
+    }
+    let own_url = options.own_url;
     match &f.transport {
         Transport::Stdio { command, .. }
             if std::path::Path::new(command)
@@ -240,28 +328,48 @@ fn oauth_host(url: &str) -> Option<String> {
     OAUTH_HOSTS.contains(&host.as_str()).then_some(host)
 }
 
-/// The `servers` entry for a transport mws speaks, or why it cannot speak it. A relative `cwd` of
-/// a project's registration is made absolute from that project (mws does not run there).
-fn config_of(t: &Transport, project: Option<&std::path::Path>) -> Result<ServerConfig, String> {
+/// The directory a project's (or Claude Code local scope's) registration runs in, as its client
+/// starts it there.
+fn project_dir(o: &Origin) -> Option<&Path> {
+    match o.scope {
+        Scope::Project | Scope::Local => o.project.as_deref(),
+        Scope::User => None,
+    }
+}
+
+/// The `servers` entry for a transport mws speaks, or why it cannot speak it. A project's stdio
+/// server runs in that project (mws does not run there): without a `cwd`, one whose command or an
+/// argument starts with `./` or `../` gets the project as `cwd`, a relative `cwd` is made
+/// absolute from the project, and a command given as `./x` or `../x` is made absolute from that
+/// `cwd`.
+fn config_of(t: &Transport, project: Option<&Path>) -> Result<ServerConfig, String> {
     match t {
         Transport::Stdio {
             command,
             args,
             env,
             cwd,
-        } => Ok(ServerConfig::Stdio {
-            command: command.clone(),
-            args: args.clone(),
-            env: env.clone(),
-            cwd: match (cwd, project) {
-                (Some(c), Some(p)) if c.is_relative() => Some(
-                    c.components()
-                        .filter(|c| *c != std::path::Component::CurDir)
-                        .fold(p.to_path_buf(), |acc, c| acc.join(c)),
-                ),
+        } => {
+            let rel = |s: &str| s.starts_with("./") || s.starts_with("../");
+            let cwd = match (cwd, project) {
+                (Some(c), Some(p)) if c.is_relative() => Some(join(p, c)),
+                (None, Some(p)) if rel(command) || args.iter().any(|a| rel(a)) => {
+                    Some(p.to_path_buf())
+                }
                 _ => cwd.clone(),
-            },
-        }),
+            };
+            let relative = rel(command);
+            let command = match &cwd {
+                Some(dir) if relative => join(dir, Path::new(command)).display().to_string(),
+                _ => command.clone(),
+            };
+            Ok(ServerConfig::Stdio {
+                command,
+                args: args.clone(),
+                env: env.clone(),
+                cwd,
+            })
+        }
         Transport::Http { url, headers } => Ok(ServerConfig::Http {
             url: url.clone(),
             headers: headers.clone(),
@@ -275,13 +383,11 @@ fn config_of(t: &Transport, project: Option<&std::path::Path>) -> Result<ServerC
     }
 }
 
-/// `name` with every character a tool name cannot hold replaced by `-` (`server` if empty).
-fn clean_name(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| if name_char_ok(c) { c } else { '-' })
-        .collect();
-    if s.is_empty() { "server".into() } else { s }
+/// `rel` under `dir`, without its `.` parts.
+fn join(dir: &Path, rel: &Path) -> PathBuf {
+    rel.components()
+        .filter(|c| *c != Component::CurDir)
+        .fold(dir.to_path_buf(), |acc, c| acc.join(c))
 }
 
 #[cfg(test)]

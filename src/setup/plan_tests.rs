@@ -105,19 +105,6 @@ fn same_name_other_definition_is_renamed() {
 }
 
 #[test]
-fn names_are_made_tool_safe() {
-    let p = run(vec![found(Client::Codex, "bad.name", stdio("x"), vec![])]);
-    assert_eq!(p.imported[0].name, "bad-name");
-    assert!(
-        p.imported[0]
-            .renamed
-            .as_deref()
-            .unwrap()
-            .contains("`bad.name`")
-    );
-}
-
-#[test]
 fn what_stays_with_the_client() {
     let sse = Transport::Sse {
         url: "https://x/sse".into(),
@@ -244,9 +231,22 @@ fn a_project_relative_cwd_is_made_absolute() {
     let mut f = found(Client::GeminiCli, "py", t, vec![]);
     f.origin.scope = Scope::Project;
     f.origin.project = Some("/w/proj".into());
-    let p = run(vec![f]);
+    let options = Options {
+        include_project_files: true,
+        ..Options::default()
+    };
+    let p = plan_with(
+        Findings {
+            found: vec![f],
+            ..Findings::default()
+        },
+        &options,
+    );
     let ServerConfig::Stdio { cwd, .. } = &p.servers["py"] else {
         panic!("{:?}", p.servers);
     };
     assert_eq!(cwd.as_deref(), Some(Path::new("/w/proj/srv")));
 }
+
+#[path = "plan_trust_tests.rs"]
+mod trust;

@@ -94,6 +94,17 @@ pub fn text(plan: &Plan, home: &Path) -> String {
                     format!("{} ({name})", where_(&s.origin, home))
                 })
                 .collect();
+            let projects: std::collections::BTreeSet<&Path> = i
+                .sources
+                .iter()
+                .filter_map(|s| s.origin.project.as_deref())
+                .collect();
+            for p in projects {
+                from.push(format!(
+                    "from the project {}: behind mws it is available in every project",
+                    p.display()
+                ));
+            }
             if let Some(why) = &i.renamed {
                 from.push(format!("renamed: {why}"));
             }

@@ -1,10 +1,13 @@
 //! Where each client keeps its registrations, from a HOME, a working directory and a few
 //! variables, and the one pass that reads those files and hands their text to the readers. A
-//! missing file is a client not installed, not an error. Must only read, never write.
+//! missing file is a client not installed, not an error; also what Claude Code decided about a
+//! project's servers and which project files git tracks (`git ls-files`). Must only read, never
+//! write, and must run no program but git.
 
 use std::path::{Path, PathBuf};
 
-use super::{Client, FileError, FileStatus, Findings, Scope};
+use super::claude_code::Choices as ClaudeChoices;
+use super::{Client, FileError, FileStatus, Findings, Flag, Scope};
 
 /// What decides where the files are: given, never read from the process here.
 #[derive(Debug, Clone, Default)]
@@ -164,8 +167,8 @@ pub fn scan(env: &Env) -> Findings {
     let mut out = Findings::default();
     // Codex reads a project's `.codex/config.toml` only when the user file trusts that project.
     let mut codex_trusted = Vec::new();
-    // Claude Code keeps the `.mcp.json` servers a user switched off in `~/.claude.json`.
-    let mut claude_off = Vec::new();
+    // Claude Code keeps its choices about `.mcp.json` servers in `~/.claude.json`.
+    let mut claude_choices = Vec::new();
     for (kind, path) in locate(env) {
         let client = kind.client();
         if kind == Kind::Codex(Scope::Project) {
@@ -195,7 +198,7 @@ pub fn scan(env: &Env) -> Findings {
         };
         match kind {
             Kind::Codex(Scope::User) => codex_trusted = super::codex::trusted_projects(&text),
-            Kind::ClaudeUser => claude_off = super::claude_code::disabled_project_servers(&text),
+            Kind::ClaudeUser => claude_choices = super::claude_code::project_choices(&text),
             _ => {}
         }
         let errors_before = out.errors.len();
@@ -205,15 +208,94 @@ pub fn scan(env: &Env) -> Findings {
         st.digest = Some(super::backup::digest(text.as_bytes()));
         out.files.push(st);
     }
-    for f in &mut out.found {
-        let o = &f.origin;
-        let off = |(p, n): &(PathBuf, String)| Some(p) == o.project.as_ref() && *n == f.name;
-        if (o.client, o.scope) == (Client::ClaudeCode, Scope::Project) && claude_off.iter().any(off)
-        {
-            f.flags.push(super::Flag::Disabled);
+    mark_claude_choices(&mut out, claude_choices);
+    mark_tracked(&mut out);
+    out
+}
+
+/// Flags each Claude Code `.mcp.json` server the user switched off or never approved, adding
+/// every project's `.claude/settings.local.json` to what `~/.claude.json` says.
+fn mark_claude_choices(out: &mut Findings, mut choices: Vec<(PathBuf, ClaudeChoices)>) {
+    use super::claude_code::{LOCAL_SETTINGS, Verdict, add_local_settings, verdict};
+    let dirs: Vec<PathBuf> = out
+        .found
+        .iter()
+        .filter(|f| (f.origin.client, f.origin.scope) == (Client::ClaudeCode, Scope::Project))
+        .filter_map(|f| f.origin.project.clone())
+        .collect();
+    for d in &dirs {
+        if !choices.iter().any(|(p, _)| p == d) {
+            choices.push((d.clone(), ClaudeChoices::default()));
         }
     }
-    out
+    for (p, c) in &mut choices {
+        if dirs.iter().any(|d| p.starts_with(d))
+            && let Ok(text) = std::fs::read_to_string(p.join(LOCAL_SETTINGS))
+        {
+            add_local_settings(c, &text);
+        }
+    }
+    for f in &mut out.found {
+        let o = &f.origin;
+        let Some(dir) = o.project.as_deref() else {
+            continue;
+        };
+        if (o.client, o.scope) != (Client::ClaudeCode, Scope::Project) {
+            continue;
+        }
+        match verdict(&choices, dir, &f.name) {
+            Verdict::Approved => {}
+            Verdict::Disabled => f.flags.push(Flag::Disabled),
+            Verdict::NotApproved(why) => f.flags.push(Flag::Unapproved(why)),
+        }
+    }
+}
+
+/// Flags each project-scope registration whose file git tracks, with the repository.
+fn mark_tracked(out: &mut Findings) {
+    let mut seen: Vec<(PathBuf, Option<PathBuf>)> = Vec::new();
+    for f in &mut out.found {
+        if f.origin.scope != Scope::Project {
+            continue;
+        }
+        let file = &f.origin.file;
+        let repo = match seen.iter().find(|(p, _)| p == file) {
+            Some((_, r)) => r.clone(),
+            None => {
+                let r = tracked_in(file);
+                seen.push((file.clone(), r.clone()));
+                r
+            }
+        };
+        if let Some(repo) = repo {
+            f.flags.push(Flag::Tracked(repo));
+        }
+    }
+}
+
+/// The top of the git repository that tracks `file`, if one does (`git ls-files
+/// --error-unmatch`). Without git, or outside a repository, none.
+pub fn tracked_in(file: &Path) -> Option<PathBuf> {
+    let (dir, name) = (file.parent()?, file.file_name()?);
+    let git = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let flag = |s: &'static str| std::ffi::OsStr::new(s);
+    git(&[flag("ls-files"), flag("--error-unmatch"), flag("--"), name])?;
+    let top = git(&[flag("rev-parse"), flag("--show-toplevel")])?;
+    let top = String::from_utf8(top.stdout).ok()?;
+    Some(PathBuf::from(top.trim_end_matches('\n')))
 }
 
 /// Claude Code's user file (`~/.claude.json`), where `claude mcp add -s user` writes.
@@ -244,118 +326,5 @@ fn status(client: Client, path: &Path, status: &'static str) -> FileStatus {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn env(home: &Path, cwd: &Path) -> Env {
-        Env {
-            home: home.into(),
-            cwd: cwd.into(),
-            ..Env::default()
-        }
-    }
-
-    #[test]
-    fn project_files_stop_short_of_home() {
-        let files = locate(&env(Path::new("/h"), Path::new("/h/src/p")));
-        let cursor: Vec<_> = files
-            .iter()
-            .filter(|(k, _)| matches!(k, Kind::Cursor(_)))
-            .map(|(_, p)| p.to_str().unwrap())
-            .collect();
-        assert_eq!(
-            cursor,
-            [
-                "/h/.cursor/mcp.json",
-                "/h/src/p/.cursor/mcp.json",
-                "/h/src/.cursor/mcp.json",
-                "/.cursor/mcp.json"
-            ]
-        );
-        assert!(files.contains(&(Kind::ClaudeMcpJson, "/h/.mcp.json".into())));
-        assert!(files.contains(&(Kind::Codex(Scope::User), "/h/.codex/config.toml".into())));
-    }
-
-    #[test]
-    fn a_codex_project_file_counts_only_when_trusted() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("h");
-        let (trusted, other) = (dir.path().join("t"), dir.path().join("o"));
-        for d in [
-            home.join(".codex"),
-            trusted.join(".codex"),
-            other.join(".codex"),
-        ] {
-            std::fs::create_dir_all(d).unwrap();
-        }
-        let user = format!(
-            "[projects.{:?}]\ntrust_level = \"trusted\"\n",
-            trusted.to_str().unwrap()
-        );
-        std::fs::write(home.join(".codex/config.toml"), user).unwrap();
-        for d in [&trusted, &other] {
-            std::fs::write(
-                d.join(".codex/config.toml"),
-                "[mcp_servers.p]\ncommand = \"x\"\n",
-            )
-            .unwrap();
-        }
-        let found = |cwd: &Path| scan(&env(&home, cwd)).found;
-        assert_eq!(found(&trusted).len(), 1);
-        assert_eq!(found(&trusted)[0].origin.scope, Scope::Project);
-        let untrusted = scan(&env(&home, &other));
-        assert!(untrusted.found.is_empty());
-        assert!(untrusted.files.iter().any(|f| f.status == "untrusted"));
-    }
-
-    #[test]
-    fn a_claude_project_server_switched_off_in_claude_json_is_flagged() {
-        let dir = tempfile::tempdir().unwrap();
-        let (home, proj) = (dir.path().join("h"), dir.path().join("p"));
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&proj).unwrap();
-        let user = serde_json::json!({"projects": {proj.to_str().unwrap(): {"disabledMcpjsonServers": ["a"]}}});
-        std::fs::write(home.join(".claude.json"), user.to_string()).unwrap();
-        let mcp = r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}"#;
-        std::fs::write(proj.join(".mcp.json"), mcp).unwrap();
-        let out = scan(&env(&home, &proj));
-        let flags: Vec<_> = out
-            .found
-            .iter()
-            .map(|f| (f.name.as_str(), f.flags.clone()))
-            .collect();
-        assert_eq!(
-            flags,
-            [("a", vec![crate::setup::Flag::Disabled]), ("b", vec![])]
-        );
-    }
-
-    #[test]
-    fn variables_move_the_user_files() {
-        let mut e = env(Path::new("/h"), Path::new("/w"));
-        e.codex_home = Some("/ch".into());
-        e.claude_config_dir = Some("/cc".into());
-        let files = locate(&e);
-        assert_eq!(files[0], (Kind::ClaudeUser, "/cc/.claude.json".into()));
-        assert!(files.contains(&(Kind::Codex(Scope::User), "/ch/config.toml".into())));
-    }
-
-    #[test]
-    fn missing_files_are_fine_and_bad_ones_do_not_stop_the_rest() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path();
-        std::fs::write(
-            home.join(".claude.json"),
-            "{\"mcpServers\": {\"a\": {\"command\": \"x\"}}}",
-        )
-        .unwrap();
-        std::fs::create_dir_all(home.join(".codex")).unwrap();
-        std::fs::write(home.join(".codex/config.toml"), "[mcp_servers.b\n").unwrap();
-        let out = scan(&env(home, home));
-        assert_eq!(out.found.len(), 1);
-        assert_eq!(out.errors.len(), 1);
-        assert_eq!(out.errors[0].line, Some(1));
-        let statuses: Vec<_> = out.files.iter().map(|f| f.status).collect();
-        assert_eq!(statuses, ["read", "error"]);
-    }
-}
+#[path = "sources_tests.rs"]
+mod tests;

@@ -17,7 +17,6 @@ use super::wire::{
 use crate::config::HttpUpstream;
 use crate::mcp::envelope::{
     HEADER_METHOD, HEADER_NAME, HEADER_PROTOCOL_VERSION, HEADER_SESSION_ID, encode_header_value,
-    expand_vars,
 };
 use crate::mcp::sse;
 
@@ -174,7 +173,7 @@ pub(crate) fn build_headers(
 ) -> Result<HeaderMap, WireError> {
     let mut h = HeaderMap::new();
     for (k, v) in &cfg.headers {
-        let v = expand_vars(v, |n| std::env::var(n).ok())
+        let v = crate::config::servers::expand_text(v, &|n| std::env::var(n).ok())
             .map_err(|e| WireError::Config(format!("config header {k}: {e}")))?;
         let name = HeaderName::try_from(k.as_str()).map_err(|_| {
             WireError::Config(format!("config header name {k:?} is not valid in HTTP"))

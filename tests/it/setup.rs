@@ -119,11 +119,19 @@ pub(crate) fn codex(h: &Homes, args: &[&str]) {
 }
 
 fn import(h: &Homes, json: bool) -> Output {
+    // The CLIs on PATH: without them, their clients' servers stay (apply changes them through it).
+    let bin = peer("tests/peers/node_modules/.bin/claude");
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut c = mws();
     c.env_clear()
         .current_dir(&h.project)
         .env("HOME", &h.home)
         .env("CODEX_HOME", &h.codex_home)
+        .env("PATH", path)
         .args(["setup", "import"]);
     if json {
         c.arg("--json");
@@ -253,7 +261,6 @@ fn setup_import_finds_what_the_real_clis_registered() {
             "https://example.com/l",
         ),
         ("stdio-local", "claude-code", "local", "stdio", "node"),
-        ("proj-time", "claude-code", "project", "stdio", "uvx"),
         ("cx-stdio", "codex", "user", "stdio", "node"),
         ("cx-http", "codex", "user", "http", "https://example.com/c"),
     ];
@@ -283,6 +290,27 @@ fn setup_import_finds_what_the_real_clis_registered() {
         cases.len(),
         "{plan:#}"
     );
+    // A project server Claude Code never approved stays with it, and says why.
+    let time = found(&plan, "proj-time");
+    assert_eq!(
+        (
+            time["scope"].as_str(),
+            time["transport"]["command"].as_str()
+        ),
+        (Some("project"), Some("uvx"))
+    );
+    let stays = plan["stays"].as_array().unwrap();
+    let stay = stays
+        .iter()
+        .find(|s| s["name"] == "proj-time")
+        .expect("proj-time stays");
+    assert_eq!(
+        stay["reason"],
+        format!(
+            "not approved in Claude Code for {project}: the folder's trust dialog was never \
+             accepted (`hasTrustDialogAccepted`)"
+        )
+    );
     assert_eq!(
         found(&plan, "cx-stdio")["transport"]["args"],
         serde_json::json!(["./server.js", "--flag"])
@@ -308,11 +336,44 @@ fn setup_import_finds_what_the_real_clis_registered() {
         );
     }
     let table = String::from_utf8_lossy(&text.stdout);
-    for (name, ..) in cases {
+    for name in cases.iter().map(|c| c.0).chain(["proj-time"]) {
         assert!(
             table.contains(name),
             "{name} missing from the table:\n{table}"
         );
     }
     assert!(table.contains("dry run: nothing was written"), "{table}");
+}
+
+/// A project `.mcp.json` the user never approved in Claude Code stays in the plan, and nothing
+/// mws does afterwards (the dry run, `mws doctor`) runs its command.
+#[test]
+fn an_unapproved_project_server_stays_and_never_runs() {
+    let h = homes();
+    let marker = h.project.join("ran");
+    let script = h.project.join("evil.sh");
+    std::fs::write(&script, format!("#!/bin/sh\ntouch {}\n", marker.display())).unwrap();
+    let mcp =
+        serde_json::json!({"mcpServers": {"evil": {"command": script, "args": ["./server.js"]}}});
+    std::fs::write(h.project.join(".mcp.json"), mcp.to_string()).unwrap();
+    let plan: Value = serde_json::from_slice(&import(&h, true).stdout).unwrap();
+    assert!(plan["servers"].get("evil").is_none(), "{plan:#}");
+    let stays = plan["stays"].as_array().unwrap();
+    assert!(
+        stays.iter().any(|s| s["name"] == "evil"
+            && s["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("not approved in Claude Code for ")),
+        "{plan:#}"
+    );
+    let mut doctor = mws();
+    doctor
+        .env_clear()
+        .current_dir(&h.project)
+        .env("HOME", &h.home)
+        .env("CODEX_HOME", &h.codex_home)
+        .arg("doctor");
+    run(doctor);
+    assert!(!marker.exists(), "the unapproved server's command ran");
 }
