@@ -165,13 +165,14 @@ async fn get_json<T: serde::de::DeserializeOwned>(
     url: &Url,
     what: &str,
 ) -> Result<Option<T>, AuthError> {
+    super::require_secure(url.as_str(), what)?;
     let resp = http
         .get(url.clone())
         .header("MCP-Protocol-Version", "2025-11-25")
         .header("Accept", "application/json")
         .send()
         .await
-        .map_err(|e| AuthError::Metadata(format!("{what} at {url} is unreachable: {e}")))?;
+        .map_err(|e| AuthError::Metadata(format!("{what} at {url} {}", super::unanswered(&e))))?;
     let status = resp.status();
     if status.is_client_error() {
         return Ok(None);

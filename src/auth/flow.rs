@@ -118,6 +118,12 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
         None => probe(&http, &server).await,
     };
     let d = discover::discover(&http, &server, &challenge).await?;
+    // Every endpoint the login will send a secret to is checked before the first is contacted.
+    if let Some(r) = &d.server.registration_endpoint {
+        super::require_secure(r, "registration endpoint")?;
+    }
+    super::require_secure(&d.server.authorization_endpoint, "authorization endpoint")?;
+    super::require_secure(&d.server.token_endpoint, "token endpoint")?;
     let scope = scopes(&l, &d, &challenge);
     let listener = loopback::bind().await?;
     let client = register::client(
@@ -130,12 +136,8 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
     .await?;
     let verifier = random_token(32)?;
     let state = random_token(16)?;
-    let mut auth = Url::parse(&d.server.authorization_endpoint).map_err(|e| {
-        AuthError::Metadata(format!(
-            "authorization endpoint {:?}: {e}",
-            d.server.authorization_endpoint
-        ))
-    })?;
+    let mut auth =
+        super::require_secure(&d.server.authorization_endpoint, "authorization endpoint")?;
     {
         let mut q = auth.query_pairs_mut();
         q.append_pair("response_type", "code")

@@ -28,7 +28,15 @@ struct Knobs {
     token_status: Option<u16>,
     /// The authorization endpoint never redirects (a user who never approves).
     never_approve: bool,
+    /// One URL of the login (`resource_metadata` in the challenge, or an endpoint of the
+    /// metadata by its key) on plain http to a host that is not loopback.
+    plain: Option<&'static str>,
+    /// The paths of the registration, authorization and token requests that arrived.
+    hits: Arc<Mutex<Vec<&'static str>>>,
 }
+
+/// A plain-http URL off loopback: never contacted (nothing resolves `.test`).
+const PLAIN: &str = "http://auth.example.test/x";
 
 type S = Arc<(String, Knobs, Mutex<Vec<String>>)>;
 
@@ -38,7 +46,11 @@ async fn fake(knobs: Knobs) -> String {
     let st: S = Arc::new((base.clone(), knobs, Mutex::new(Vec::new())));
     let app = axum::Router::new()
         .route("/mcp", post(|State(s): State<S>| async move {
-            let h = format!("Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", scope=\"read\"", s.0);
+            let prm = match s.1.plain {
+                Some("resource_metadata") => PLAIN.to_string(),
+                _ => format!("{}/.well-known/oauth-protected-resource/mcp", s.0),
+            };
+            let h = format!("Bearer resource_metadata=\"{prm}\", scope=\"read\"");
             (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, h)]).into_response()
         }))
         .route("/.well-known/oauth-protected-resource/mcp", get(|State(s): State<S>| async move {
@@ -49,7 +61,7 @@ async fn fake(knobs: Knobs) -> String {
             axum::Json(json!({"resource": r, "authorization_servers": [s.0]})).into_response()
         }))
         .route("/.well-known/oauth-authorization-server", get(|State(s): State<S>| async move {
-            axum::Json(json!({
+            let mut md = json!({
                 "issuer": s.1.issuer.clone().unwrap_or(s.0.clone()),
                 "authorization_endpoint": format!("{}/authorize", s.0),
                 "token_endpoint": format!("{}/token", s.0),
@@ -57,15 +69,21 @@ async fn fake(knobs: Knobs) -> String {
                 "code_challenge_methods_supported": ["S256"],
                 "authorization_response_iss_parameter_supported": true,
                 "token_endpoint_auth_methods_supported": ["none"],
-            }))
+            });
+            if let Some(key) = s.1.plain.filter(|k| k.ends_with("_endpoint")) {
+                md[key] = json!(PLAIN);
+            }
+            axum::Json(md)
         }))
         .route("/register", post(|State(s): State<S>| async move {
+            s.1.hits.lock().unwrap().push("/register");
             if s.1.refuse_registration {
                 return (StatusCode::FORBIDDEN, axum::Json(json!({"error": "access_denied", "error_description": "registration is closed"}))).into_response();
             }
             (StatusCode::CREATED, axum::Json(json!({"client_id": "cid"}))).into_response()
         }))
         .route("/authorize", get(|State(s): State<S>, Query(q): Query<HashMap<String, String>>| async move {
+            s.1.hits.lock().unwrap().push("/authorize");
             if s.1.never_approve {
                 return (StatusCode::OK, "log in here").into_response();
             }
@@ -81,6 +99,7 @@ async fn fake(knobs: Knobs) -> String {
             (StatusCode::FOUND, [(header::LOCATION, to.to_string())]).into_response()
         }))
         .route("/token", post(|State(s): State<S>, _h: HeaderMap, body: String| async move {
+            s.1.hits.lock().unwrap().push("/token");
             if let Some(code) = s.1.token_status {
                 return Response::builder().status(code).body(axum::body::Body::from(r#"{"error":"invalid_grant","error_description":"refresh token expired"}"#)).unwrap();
             }
@@ -324,5 +343,69 @@ fn pkce_s256_is_the_unpadded_base64url_of_sha256() {
     assert_eq!(
         flow::challenge_s256("dBjftJeZ4CVP-mJ92K9qXrIQlk6M7OnrYO9FrKj4Y0Q"),
         "N4zMLKMITgOHYl1BKxQGwdhw5pN9oS255MgREXBCGxA"
+    );
+}
+
+/// Each URL a login contacts, on plain http off loopback, is refused by name before the login
+/// sends anything to any of the later endpoints.
+#[tokio::test]
+async fn every_login_url_on_plain_http_off_loopback_is_refused_before_any_secret_moves() {
+    for (key, role) in [
+        ("resource_metadata", "protected-resource metadata"),
+        ("registration_endpoint", "registration endpoint"),
+        ("authorization_endpoint", "authorization endpoint"),
+        ("token_endpoint", "token endpoint"),
+    ] {
+        let hits = Arc::new(Mutex::new(Vec::new()));
+        let m = fails(Knobs {
+            plain: Some(key),
+            hits: hits.clone(),
+            ..Default::default()
+        })
+        .await;
+        assert_eq!(
+            m,
+            format!(
+                "server \"x\": refusing the {role} {PLAIN}: it is plain http to a host that is \
+                 not loopback, and a login would send a secret (a code, a verifier, a client \
+                 secret or a token) there in clear; the server must use https"
+            )
+        );
+        assert!(
+            hits.lock().unwrap().is_empty(),
+            "{key}: {:?}",
+            hits.lock().unwrap()
+        );
+    }
+}
+
+/// A token endpoint that accepts the connection and never answers: "did not answer".
+#[tokio::test]
+async fn a_token_endpoint_that_never_answers_did_not_answer() {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://127.0.0.1:{}/token", l.local_addr().unwrap().port());
+    let held = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((c, _)) = l.accept().await {
+            open.push(c);
+        }
+    });
+    let http = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let client = register::Client {
+        client_id: "cid".into(),
+        client_secret: None,
+        auth_method: "none".into(),
+    };
+    let (_, e) = token::request(&http, &url, &client, vec![("grant_type", "x".into())])
+        .await
+        .unwrap_err();
+    held.abort();
+    let m = e.to_string();
+    assert!(
+        m.starts_with(&format!("the token endpoint {url} did not answer within ")),
+        "{m}"
     );
 }

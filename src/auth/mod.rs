@@ -90,6 +90,42 @@ pub fn secure_enough(url: &url::Url) -> bool {
             ))
 }
 
+/// Refuses to contact `url` (the `role` of a login: metadata, registration, authorization,
+/// token) unless `secure_enough`, before any connection is made: a login sends a code, a PKCE
+/// verifier, a client secret or a token there.
+pub fn require_secure(url: &str, role: &str) -> Result<url::Url, AuthError> {
+    let parsed = url::Url::parse(url)
+        .map_err(|e| AuthError::Metadata(format!("the {role} {url:?} is not a valid URL: {e}")))?;
+    if secure_enough(&parsed) {
+        return Ok(parsed);
+    }
+    Err(AuthError::Metadata(format!(
+        "refusing the {role} {url}: it is plain http to a host that is not loopback, and a login \
+         would send a secret (a code, a verifier, a client secret or a token) there in clear; \
+         the server must use https"
+    )))
+}
+
+/// What a request that timed out or failed to connect says: "did not answer within N s" for a
+/// timeout, "is unreachable" otherwise.
+pub fn unanswered(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        format!("did not answer within {REQUEST_SECS} s")
+    } else {
+        format!("is unreachable: {}", strip_url(e))
+    }
+}
+
+fn strip_url(e: &reqwest::Error) -> String {
+    let mut s = e.to_string();
+    if let Some(u) = e.url() {
+        s = s
+            .replace(&format!(" ({u})"), "")
+            .replace(&format!(" for url ({u})"), "");
+    }
+    s
+}
+
 /// The HTTP client for auth requests: no redirects followed (an endpoint that redirects is not
 /// trusted to move a secret), bounded time.
 pub fn client() -> reqwest::Client {

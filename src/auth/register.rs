@@ -89,12 +89,11 @@ pub async fn client(
     if let Some(s) = scope {
         body["scope"] = json!(s);
     }
-    let resp = http
-        .post(endpoint)
-        .json(&body)
-        .send()
-        .await
-        .map_err(|e| AuthError::Registration(format!("{endpoint} is unreachable: {e}")))?;
+    super::require_secure(endpoint, "registration endpoint")?;
+    let resp =
+        http.post(endpoint).json(&body).send().await.map_err(|e| {
+            AuthError::Registration(format!("{endpoint} {}", super::unanswered(&e)))
+        })?;
     let status = resp.status();
     let text = resp.text().await.unwrap_or_default();
     if !status.is_success() {

@@ -32,6 +32,7 @@ pub async fn request(
     client: &Client,
     mut params: Vec<(&str, String)>,
 ) -> Result<Granted, (Option<u16>, AuthError)> {
+    super::require_secure(endpoint, "token endpoint").map_err(|e| (None, e))?;
     let mut req = http.post(endpoint).header("Accept", "application/json");
     match client.auth_method.as_str() {
         "client_secret_basic" => {
@@ -61,10 +62,9 @@ pub async fn request(
         .send()
         .await
         .map_err(|e| {
-            let e = e.without_url();
             (
                 None,
-                AuthError::Token(format!("{endpoint} is unreachable: {e}")),
+                AuthError::Token(format!("{endpoint} {}", super::unanswered(&e))),
             )
         })?;
     let status = resp.status().as_u16();
