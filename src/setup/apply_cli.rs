@@ -188,7 +188,7 @@ fn moves<'a>(
         match result {
             Ok(()) => {
                 out.moved.push(m.server);
-                let at = super::apply::place_of(o);
+                let at = super::apply_checks::place_of(o);
                 out.change(&o.file, &at, &m.source.name, Action::Removed);
                 out.done.push(format!(
                     "{name}: `{}` ({place}) now behind mws as `{}`",

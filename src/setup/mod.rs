@@ -4,6 +4,7 @@
 //! only `apply*`, `write`, `backup`, `lock` and `undo` write, and only the files a plan names.
 
 pub mod apply;
+mod apply_checks;
 mod apply_cli;
 mod apply_files;
 pub mod backup;
