@@ -154,6 +154,19 @@ impl Call {
     }
 }
 
+/// Names one client goes by in the `calls` table: Codex introduces itself over MCP as
+/// `codex-mcp-client`, and its transcripts are ingested as `codex`. Reports count one client
+/// once, under the second name.
+pub const CLIENT_ALIASES: &[(&str, &str)] = &[("codex-mcp-client", "codex")];
+
+/// The name a client is counted under in reports (`CLIENT_ALIASES`).
+pub fn client_family(name: &str) -> &str {
+    CLIENT_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, family)| family)
+}
+
 /// The one row of a call both the proxy and a transcript recorded (the same client call id),
 /// whichever was stored first. The proxy saw the upstream's answer, so the row is the proxy's
 /// (its time, tool name, `via`, outcome and source key); the transcript knows the client's

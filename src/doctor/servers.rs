@@ -131,7 +131,15 @@ pub fn check(s: &ServerState, cfg: &str) -> Check {
             format!("{head}: reachable, {era}, {} tools", s.tools),
         )
     } else {
-        let fix = format!("start it, or {fix_entry} (run its command in a shell to see why)");
+        let http = s.target.starts_with("http://") || s.target.starts_with("https://");
+        let fix = if http {
+            format!(
+                "start the server so that it answers at {}, or {fix_entry}",
+                s.target
+            )
+        } else {
+            format!("start it, or {fix_entry} (run its command in a shell to see why)")
+        };
         let mut c = Check::fail("server", format!("{head}: not reachable"), fix);
         if let Some(e) = &s.status.last_error {
             c = c.detail(e.clone());
@@ -186,6 +194,17 @@ mod tests {
             "github (https://h/mcp): reachable, 2026-07-28 (stateless), 3 tools"
         );
         assert!(c.details[0].starts_with("github__a_very_long is exposed as github__a_b12"));
+        let down = ServerState {
+            name: "gh".into(),
+            target: "https://h/mcp".into(),
+            ..ServerState::default()
+        };
+        assert_eq!(
+            check(&down, "c.json").fix.as_deref(),
+            Some(
+                "start the server so that it answers at https://h/mcp, or fix \"servers\".\"gh\" in c.json"
+            )
+        );
         let stopped = ServerState {
             name: "db".into(),
             target: "node x".into(),

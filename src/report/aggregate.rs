@@ -92,15 +92,16 @@ impl Aggregate {
                 }
             }
         }
+        let name = c.client.map(crate::call::client_family);
         let client = match self
             .clients
             .iter()
-            .position(|a| a.client.as_deref() == c.client)
+            .position(|a| a.client.as_deref() == name)
         {
             Some(i) => &mut self.clients[i],
             None => {
                 self.clients.push(ClientAcc {
-                    client: c.client.map(str::to_string),
+                    client: name.map(str::to_string),
                     calls: 0,
                     ok: 0,
                     sessions: HashSet::new(),
@@ -202,5 +203,28 @@ mod tests {
             .map(|c| (c.client.as_deref(), c.calls, c.ok, c.sessions))
             .collect();
         assert_eq!(clients, [(None, 4, 3, 2), (Some("claude-code"), 2, 2, 1)]);
+    }
+
+    /// Codex over MCP (`codex-mcp-client`) and Codex's transcripts (`codex`) are one client.
+    #[test]
+    fn one_client_under_two_names_is_counted_once() {
+        let mut agg = Aggregate::new(&[]);
+        for (session, client) in [("s1", "codex-mcp-client"), ("s2", "codex"), ("s1", "codex")] {
+            agg.add(&CallRef {
+                ts: "2026-01-01",
+                tool: "a",
+                session_id: session,
+                client: Some(client),
+                via: "direct",
+                ok: true,
+            });
+        }
+        let clients: Vec<_> = agg
+            .finish()
+            .clients
+            .iter()
+            .map(|c| (c.client.clone(), c.calls, c.sessions))
+            .collect();
+        assert_eq!(clients, [(Some("codex".to_string()), 3, 2)]);
     }
 }

@@ -246,11 +246,16 @@ impl Store {
 
     /// Calls per client in the window, most calls first.
     pub fn report_clients(&self, span: &Span) -> Result<Vec<ClientRow>, StoreError> {
-        let mut st = self.conn.prepare(
-            "SELECT client, COUNT(*), SUM(ok), COUNT(DISTINCT session_id)
+        let family: String = crate::call::CLIENT_ALIASES
+            .iter()
+            .map(|(alias, family)| format!(" WHEN '{alias}' THEN '{family}'"))
+            .collect();
+        let mut st = self.conn.prepare(&format!(
+            "SELECT CASE client{family} ELSE client END AS c, COUNT(*), SUM(ok),
+                    COUNT(DISTINCT session_id)
              FROM calls WHERE ts >= ?1 AND ts <= ?2
-             GROUP BY client ORDER BY COUNT(*) DESC, client",
-        )?;
+             GROUP BY c ORDER BY COUNT(*) DESC, c"
+        ))?;
         let rows = st.query_map(params![span.since, span.until], |r| {
             Ok(ClientRow {
                 client: r.get(0)?,
