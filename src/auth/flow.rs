@@ -267,6 +267,13 @@ pub fn check_redirect(
 /// New tokens for stored ones from their refresh token, written back; `RefreshRefused` when the
 /// authorization server no longer accepts it (a new login is needed).
 pub async fn refresh(dir: &Path, old: &Tokens) -> Result<Tokens, AuthError> {
+    // Several mws processes (one per client session) share the store: one refreshes, the others
+    // take what it wrote (a rotated refresh token would be refused the second time).
+    let _held = hold_refresh_lock(dir).await?;
+    let newer = store::load(dir, &old.resource).filter(|t| t.access_token != old.access_token);
+    if let Some(t) = newer {
+        return Ok(t);
+    }
     let Some(rt) = &old.refresh_token else {
         return Err(AuthError::RefreshRefused(
             "no refresh token was issued".into(),
@@ -292,6 +299,43 @@ pub async fn refresh(dir: &Path, old: &Tokens) -> Result<Tokens, AuthError> {
         AuthError::Other(format!("cannot write {}: {e}", store::path(dir).display()))
     })?;
     Ok(t)
+}
+
+/// The lock file that makes one refresh at a time across processes (beside `oauth.json`).
+const REFRESH_LOCK: &str = "oauth.lock";
+
+/// How often a refresh waiting for another process's retries the lock.
+const REFRESH_LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Waits (at most one request's budget and a little more) for the refresh lock.
+async fn hold_refresh_lock(dir: &Path) -> Result<std::fs::File, AuthError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(REFRESH_LOCK);
+    let fail = |e: String| AuthError::Other(format!("cannot lock {}: {e}", path.display()));
+    crate::private_file::create_dir(dir).map_err(|e| fail(e.to_string()))?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&path)
+        .map_err(|e| fail(e.to_string()))?;
+    let deadline =
+        std::time::Instant::now() + std::time::Duration::from_secs(super::REQUEST_SECS + 5);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                tokio::time::sleep(REFRESH_LOCK_POLL).await;
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(fail("another mws process held it too long".into()));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(fail(e.to_string())),
+        }
+    }
 }
 
 #[cfg(test)]

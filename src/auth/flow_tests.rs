@@ -109,7 +109,8 @@ async fn fake(knobs: Knobs) -> String {
                 assert_eq!(flow::challenge_s256(&form["code_verifier"]), want);
                 assert!(form["resource"].ends_with("/mcp"));
             }
-            axum::Json(json!({"access_token": "tok-1", "token_type": "Bearer", "expires_in": 60, "refresh_token": "ref-1"})).into_response()
+            let n = s.1.hits.lock().unwrap().iter().filter(|h| **h == "/token").count();
+            axum::Json(json!({"access_token": format!("tok-{n}"), "token_type": "Bearer", "expires_in": 60, "refresh_token": "ref-1"})).into_response()
         }))
         .with_state(st);
     tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
@@ -317,7 +318,7 @@ async fn an_expired_refresh_token_asks_for_a_new_login() {
             "server \"x\": the refresh token was refused ({base}/token answered HTTP 400: invalid_grant: refresh token expired); run `mws login` again"
         )
     );
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    assert!(!store::path(dir.path()).exists(), "no tokens were written");
 }
 
 #[tokio::test]
@@ -408,4 +409,32 @@ async fn a_token_endpoint_that_never_answers_did_not_answer() {
         m.starts_with(&format!("the token endpoint {url} did not answer within ")),
         "{m}"
     );
+}
+
+/// Two refreshes of the same tokens at once (two mws processes): one asks the token endpoint,
+/// the other takes what it stored.
+#[tokio::test]
+async fn concurrent_refreshes_ask_the_token_endpoint_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let t = login_with(
+        Knobs {
+            hits: hits.clone(),
+            ..Default::default()
+        },
+        dir.path(),
+    )
+    .await
+    .unwrap();
+    let (a, b) = tokio::join!(flow::refresh(dir.path(), &t), flow::refresh(dir.path(), &t));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!(a.access_token, "tok-2");
+    assert_eq!(b.access_token, "tok-2");
+    let tokens = hits
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|h| **h == "/token")
+        .count();
+    assert_eq!(tokens, 2, "the login's exchange and one refresh");
 }

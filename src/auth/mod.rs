@@ -137,7 +137,7 @@ pub fn client() -> reqwest::Client {
 }
 
 /// Seconds one discovery, registration or token request may take.
-const REQUEST_SECS: u64 = 30;
+pub(crate) const REQUEST_SECS: u64 = 30;
 
 /// An OAuth error body as a short line (`error: error_description`), or the first bytes of
 /// anything else. Never echoes a token: error bodies carry none.
