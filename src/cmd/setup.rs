@@ -43,19 +43,11 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
     for e in &plan.errors {
         eprintln!("mws setup import: {e} (its servers are left out; the other files were read)");
     }
-    let mut stdout = std::io::stdout().lock();
-    let Some(loaded) = loaded.filter(|_| args.apply) else {
-        let out = if args.json {
-            render::json(&plan)
-        } else {
-            render::text(&plan, &env.home)
-        };
-        stdout.write_all(out.as_bytes())?;
-        stdout.flush()?;
-        return Ok(0);
-    };
     let exe = std::env::current_exe().context("cannot find the mws executable")?;
-    let config_path = std::path::absolute(&loaded.path).unwrap_or(loaded.path.clone());
+    let config_file = loaded
+        .as_ref()
+        .map_or_else(|| crate::config::resolve_path(config), |l| l.path.clone());
+    let config_path = std::path::absolute(&config_file).unwrap_or(config_file);
     let target = apply::Target {
         stdio: vec![
             exe.display().to_string(),
@@ -74,6 +66,28 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
             apply::Via::Stdio
         },
     };
+    let mut stdout = std::io::stdout().lock();
+    if !args.apply {
+        // The dry run makes every check --apply makes and says what it would refuse.
+        let refused = apply::check(&plan, &env, &target, &programs).unwrap_or_else(|e| vec![e]);
+        let out = if args.json {
+            let mut v: serde_json::Value = serde_json::from_str(&render::json(&plan))?;
+            v["applyWouldRefuse"] = json!(refused);
+            format!("{}\n", serde_json::to_string_pretty(&v)?)
+        } else {
+            let mut t = render::text(&plan, &env.home);
+            if !refused.is_empty() {
+                t.push_str("\n`--apply` would stop at:\n");
+                for r in &refused {
+                    t.push_str(&format!("  {}\n", crate::term::Safe(r)));
+                }
+            }
+            t
+        };
+        stdout.write_all(out.as_bytes())?;
+        stdout.flush()?;
+        return Ok(0);
+    }
     let stamp: String = crate::clock::fmt(crate::clock::now())
         .chars()
         .filter(|c| !matches!(c, '-' | ':'))

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::apply_checks::{check_config, name_taken};
-use super::backup::{self, Action, Set};
+use super::apply_checks::{check_config, client_ready};
+use super::backup::{Action, Set};
 use super::plan::{Plan, ServerConfig, Source};
 use super::{Client, jsonc_edit, sources};
 
@@ -147,18 +147,19 @@ fn is_mws(config: &ServerConfig, url: &str) -> bool {
     matches!(config, ServerConfig::Http { url: u, .. } if super::plan::same_endpoint(u, url))
 }
 
-/// Carries out `plan` (see the module doc). `stamp` names the backup set.
-pub fn apply(
-    plan: &Plan,
-    env: &sources::Env,
-    target: &Target,
-    programs: &Programs,
-    stamp: &str,
-) -> Result<Report, String> {
-    let _lock = super::lock::hold(&target.state_dir).map_err(|e| e.to_string())?;
-    let mut report = Report::default();
-    let moves: Vec<Move> = plan
-        .imported
+/// Everything `--apply` checks before it changes a file, and what came of it.
+struct Preflight<'a> {
+    /// The clients that can go ahead, their moves and the files each will change.
+    ready: Vec<(Client, Vec<Move<'a>>, Vec<PathBuf>)>,
+    /// Why the other clients keep their servers.
+    errors: Vec<String>,
+    /// mws's config as it is now.
+    config_before: Option<Vec<u8>>,
+}
+
+/// Every registration of `plan` that leaves its client (a registration of mws stays).
+fn moves_of<'a>(plan: &'a Plan, target: &Target) -> Vec<Move<'a>> {
+    plan.imported
         .iter()
         .filter(|i| !is_mws(&plan.servers[&i.name], &target.url))
         .flat_map(|i| {
@@ -167,13 +168,18 @@ pub fn apply(
                 source: s,
             })
         })
-        .collect();
-    if moves.is_empty() {
-        report
-            .done
-            .push("nothing to apply: no server to put behind mws".into());
-        return Ok(report);
-    }
+        .collect()
+}
+
+/// The checks (see the module doc), writing nothing: `Err` when nothing can go ahead at all
+/// (mws's config), the clients that can and why the others cannot otherwise.
+fn preflight<'a>(
+    plan: &'a Plan,
+    env: &sources::Env,
+    target: &Target,
+    programs: &Programs,
+    moves: &[Move<'a>],
+) -> Result<Preflight<'a>, String> {
     // mws's own config must take the servers before any client lets go of them.
     let at_config = |e: String| format!("{}: {e}", target.config_path.display());
     super::write::target_of(&target.config_path)
@@ -191,89 +197,65 @@ pub fn apply(
             "the config with these servers would not load ({e}), so no client is changed"
         ))
     })?;
-
-    let claude_user = sources::claude_user_file(env);
     let mut by_client: BTreeMap<Client, Vec<Move>> = BTreeMap::new();
-    for m in &moves {
+    for m in moves {
         by_client
             .entry(m.source.origin.client)
             .or_default()
             .push(m.clone());
     }
-    // Which clients can go ahead, and the files each will change.
-    let mut ready: Vec<(Client, Vec<Move>, Vec<PathBuf>)> = Vec::new();
+    let mut out = Preflight {
+        ready: Vec::new(),
+        errors: Vec::new(),
+        config_before,
+    };
     for (client, ms) in by_client {
-        let names = || {
-            ms.iter()
-                .map(|m| m.source.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let program = match client {
-            Client::ClaudeCode => Some(("claude", &programs.claude)),
-            Client::Codex => Some(("codex", &programs.codex)),
-            _ => None,
-        };
-        if let Some((cli, None)) = program {
-            report.errors.push(format!(
-                "{}: `{cli}` is not on PATH, so its registrations cannot be changed; {} stay with {} and are not put behind mws",
-                client.as_str(),
-                names(),
-                client.as_str()
-            ));
-            continue;
+        match client_ready(plan, env, target, programs, client, &ms) {
+            Ok(files) => out.ready.push((client, ms, files)),
+            Err(e) => out.errors.push(e),
         }
-        let mut files: Vec<PathBuf> = ms.iter().map(|m| m.source.origin.file.clone()).collect();
-        match client {
-            Client::ClaudeCode => files.push(claude_user.clone()),
-            Client::Codex => files.push(codex_user_file(env)),
-            _ => {}
-        }
-        files.sort();
-        files.dedup();
-        let changed: Vec<&PathBuf> = files.iter().filter(|f| !unchanged(plan, f)).collect();
-        if let Some(f) = changed.first() {
-            report.errors.push(format!(
-                "{}: changed since it was read; {} stay with {}; run `mws setup import --apply` again",
-                f.display(),
-                names(),
-                client.as_str()
-            ));
-            continue;
-        }
-        let unwritable = files.iter().find_map(|f| {
-            super::write::target_of(f)
-                .and_then(|_| super::write::check_writable(f))
-                .err()
-                .map(|e| (f, e))
-        });
-        if let Some((f, why)) = unwritable {
-            report.errors.push(format!(
-                "{}: {}: {why}; {} stay with {}",
-                client.as_str(),
-                f.display(),
-                names(),
-                client.as_str()
-            ));
-            continue;
-        }
-        if let Some(f) = name_taken(plan, client, target, &ms) {
-            report.errors.push(format!(
-                "{}: {} already has a server named `{}` that is not mws; set `serverName` in {} \
-                 to a name {} does not use (or rename that server), then run `mws setup import \
-                 --apply` again; {} stay with {}",
-                client.as_str(),
-                f.display(),
-                target.server_name,
-                target.config_path.display(),
-                client.as_str(),
-                names(),
-                client.as_str()
-            ));
-            continue;
-        }
-        ready.push((client, ms, files));
     }
+    Ok(out)
+}
+
+/// What `--apply` would refuse, for the dry run: the clients that would keep their servers and
+/// why, or why nothing would move at all.
+pub fn check(
+    plan: &Plan,
+    env: &sources::Env,
+    target: &Target,
+    programs: &Programs,
+) -> Result<Vec<String>, String> {
+    let moves = moves_of(plan, target);
+    if moves.is_empty() {
+        return Ok(Vec::new());
+    }
+    preflight(plan, env, target, programs, &moves).map(|p| p.errors)
+}
+
+/// Carries out `plan` (see the module doc). `stamp` names the backup set.
+pub fn apply(
+    plan: &Plan,
+    env: &sources::Env,
+    target: &Target,
+    programs: &Programs,
+    stamp: &str,
+) -> Result<Report, String> {
+    let _lock = super::lock::hold(&target.state_dir).map_err(|e| e.to_string())?;
+    let mut report = Report::default();
+    let moves = moves_of(plan, target);
+    if moves.is_empty() {
+        report
+            .done
+            .push("nothing to apply: no server to put behind mws".into());
+        return Ok(report);
+    }
+    let Preflight {
+        ready,
+        errors,
+        config_before,
+    } = preflight(plan, env, target, programs, &moves)?;
+    report.errors = errors;
     if ready.is_empty() {
         return Ok(report);
     }
@@ -384,16 +366,6 @@ pub(super) fn read(path: &Path) -> Result<Option<Vec<u8>>, String> {
         Ok(b) => Ok(Some(b)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(format!("cannot read {}: {e}", path.display())),
-    }
-}
-
-/// The file holds what the plan was made from (or, not read for the plan, is as absent or
-/// present as then: a file only a CLI writes, such as a missing `~/.codex/config.toml`).
-fn unchanged(plan: &Plan, file: &Path) -> bool {
-    let now = std::fs::read(file).ok().map(|b| backup::digest(&b));
-    match plan.files.iter().find(|f| f.file == file) {
-        Some(f) => f.digest == now,
-        None => true,
     }
 }
 

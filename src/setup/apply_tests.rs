@@ -47,7 +47,7 @@ fn a_file_changed_since_the_plan_is_left_alone() {
     );
     assert_eq!(std::fs::read_to_string(&file).unwrap(), edited);
     assert!(!t.config_path.exists());
-    assert!(!t.state_dir.join(backup::DIR).exists());
+    assert!(!t.state_dir.join(crate::setup::backup::DIR).exists());
 }
 
 #[test]

@@ -370,6 +370,14 @@ fn config_of(t: &Transport, project: Option<&Path>) -> Result<ServerConfig, Stri
                 cwd,
             })
         }
+        // A URL mws's config would refuse keeps the server with its client (a `${VAR}` in it is
+        // checked when mws starts the server).
+        Transport::Http { url, .. }
+            if !url.contains("${") && crate::config::servers::check_url(url).is_err() =>
+        {
+            let why = crate::config::servers::check_url(url).unwrap_err();
+            Err(format!("its URL cannot be used by mws: {why}"))
+        }
         Transport::Http { url, headers } => Ok(ServerConfig::Http {
             url: url.clone(),
             headers: headers.clone(),

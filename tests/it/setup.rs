@@ -377,3 +377,49 @@ fn an_unapproved_project_server_stays_and_never_runs() {
     run(doctor);
     assert!(!marker.exists(), "the unapproved server's command ran");
 }
+
+/// The dry run makes --apply's checks: a read-only client file and a client that has another
+/// server under mws's name are named, and nothing is written.
+#[test]
+fn the_dry_run_says_what_apply_would_refuse() {
+    use std::os::unix::fs::PermissionsExt;
+    let h = homes();
+    let cursor = h.home.join(".cursor/mcp.json");
+    std::fs::create_dir_all(cursor.parent().unwrap()).unwrap();
+    std::fs::write(&cursor, r#"{"mcpServers": {"a": {"command": "x"}}}"#).unwrap();
+    std::fs::set_permissions(&cursor, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let gemini = h.home.join(".gemini/settings.json");
+    std::fs::create_dir_all(gemini.parent().unwrap()).unwrap();
+    std::fs::write(
+        &gemini,
+        r#"{"mcpServers": {"b": {"command": "y"}, "toolbox": {"url": "ws://x"}}}"#,
+    )
+    .unwrap();
+    let out = import(&h, false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("\n`--apply` would stop at:\n"), "{stdout}");
+    assert!(
+        stdout.contains(&format!(
+            "  cursor: {}: it is read-only (mode 444): mws does not change a file you made \
+             read-only; run `chmod u+w {}` to let it; a stay with cursor\n",
+            cursor.display(),
+            cursor.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "  gemini-cli: {} already has a server named `toolbox` that is not mws;",
+            gemini.display()
+        )),
+        "{stdout}"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&import(&h, true).stdout).unwrap();
+    assert_eq!(
+        json["applyWouldRefuse"].as_array().unwrap().len(),
+        2,
+        "{json:#}"
+    );
+    assert!(!h.home.join(".config/mcp-working-set").exists());
+    assert!(!h.home.join(".local/state/mcp-working-set").exists());
+}
