@@ -159,11 +159,17 @@ fn probe_blocking(config: &Config, budget: Duration) -> anyhow::Result<Probe> {
 }
 
 /// The budget for one probe: the first start's (`timeouts.firstStartMs`, at least `listMs`),
-/// since a command's servers always start cold.
+/// since a command's servers always start cold, and `SETTLE_MARGIN` more, so that each server's
+/// own budget runs out first and its failure is reported under its name.
 fn budget(config: &Config) -> Duration {
     let t = &config.timeouts;
-    Duration::from_millis(t.first_start_ms.max(t.list_ms))
+    Duration::from_millis(t.first_start_ms.max(t.list_ms)) + SETTLE_MARGIN
 }
+
+/// How long a one-shot command waits past the servers' own first-start budget for their answers
+/// or failures to come in (servers of a fleet start one after another on a loaded machine).
+/// Raising it lengthens a command only when some server never answers.
+const SETTLE_MARGIN: Duration = Duration::from_secs(2);
 
 #[cfg(test)]
 mod tests {
