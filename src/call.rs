@@ -54,9 +54,11 @@ pub enum Status {
     InvalidArgs,
     /// The proxy refused the call: the config's `policy` excludes the tool.
     DeniedByPolicy,
+    /// The proxy refused the call: the tool's definition is held until the user approves it.
+    Held,
 }
 
-const ALL: [Status; 9] = [
+const ALL: [Status; 10] = [
     Status::Ok,
     Status::Error,
     Status::ErrorHeuristic,
@@ -66,6 +68,7 @@ const ALL: [Status; 9] = [
     Status::Upstream,
     Status::InvalidArgs,
     Status::DeniedByPolicy,
+    Status::Held,
 ];
 
 impl Status {
@@ -92,6 +95,7 @@ impl Status {
             Status::Upstream => "upstream",
             Status::InvalidArgs => "invalid_args",
             Status::DeniedByPolicy => "denied_by_policy",
+            Status::Held => "held",
         }
     }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub mod check;
+pub mod definitions;
 pub mod exposed;
 
 /// The full upstream catalog: `tools/list` results concatenated over pages.
@@ -23,6 +24,9 @@ pub struct Catalog {
     rejected: Vec<(String, String)>,
     /// Names the list held more than once (the first definition is kept), once each.
     duplicates: Vec<String>,
+    /// Tools the upstream lists that are held back until the user approves their definitions
+    /// (`definitions`); not in `tools`.
+    held: Vec<definitions::HeldTool>,
     /// The real name (`<server>__<tool>`, unshortened) of each tool exposed under a shorter
     /// one, by exposed name; and the way back. Empty for a single upstream.
     real: Arc<RealNames>,
@@ -69,6 +73,7 @@ impl Catalog {
             by_name,
             rejected: Vec::new(),
             duplicates,
+            held: Vec::new(),
             real: Arc::default(),
         }
     }
@@ -133,6 +138,11 @@ impl Catalog {
         }
     }
 
+    /// The tool objects, in order.
+    pub fn into_tools(self) -> Vec<Value> {
+        self.tools
+    }
+
     /// This catalog passed through `checked`.
     pub fn into_checked(self) -> Catalog {
         Catalog::checked(self.tools)
@@ -142,6 +152,23 @@ impl Catalog {
     /// and why a client would reject it.
     pub fn rejected(&self) -> &[(String, String)] {
         &self.rejected
+    }
+
+    /// This catalog knowing which tools its upstream lists but mws holds back.
+    pub fn with_held(mut self, held: Vec<definitions::HeldTool>) -> Catalog {
+        self.held = held;
+        self
+    }
+
+    /// The tools held back until the user approves their definitions, in upstream order.
+    pub fn held(&self) -> &[definitions::HeldTool] {
+        &self.held
+    }
+
+    /// The held tool called `name` (with or without a client's `mcp__<serverName>__` prefix is the
+    /// caller's business), if one is.
+    pub fn held_tool(&self, name: &str) -> Option<&definitions::HeldTool> {
+        self.held.iter().find(|h| h.name == name)
     }
 
     /// Names the list held more than once; the first definition of each is the one kept.

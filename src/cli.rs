@@ -63,6 +63,12 @@ pub enum Command {
         after_help = "Examples:\n  mws setup import\n  mws setup import --apply\n  mws setup undo"
     )]
     Setup(SetupCommand),
+    /// Tools held because their definitions changed since you approved them: show, approve, reject.
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  mws tools held\n  mws tools approve github__create_issue\n  mws tools reject --all"
+    )]
+    Tools(ToolsCommand),
     /// Replay the recorded calls under other promotion settings: hit rate, tokens, churn.
     #[command(
         name = "what-if",
@@ -228,6 +234,33 @@ pub struct SearchArgs {
     pub eval: Option<PathBuf>,
     /// The query (words are joined with spaces; empty lists the whole catalog).
     pub query: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// List the held tool definitions, each change shown field by field.
+    Held(ToolsHeldArgs),
+    /// Approve held definitions: mws lists and runs those tools as their servers define them now.
+    Approve(ToolsArgs),
+    /// Reject held definitions: those tools stay held until their servers list another one.
+    Reject(ToolsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsHeldArgs {
+    /// Print the held definitions as JSON (approved and listed definitions whole).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsArgs {
+    /// The tools, as `mws tools held` names them (`<server>__<tool>`, `<server>/<tool>`, or the
+    /// tool's own name where one server holds it).
+    pub names: Vec<String>,
+    /// Every held tool awaiting a decision.
+    #[arg(long)]
+    pub all: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -3,6 +3,7 @@
 //! Reads and probes only; never writes state (a broken database is reported, not repaired).
 
 pub mod checks;
+pub mod definitions;
 pub mod port;
 pub mod safety;
 pub mod semantic;
@@ -42,8 +43,8 @@ impl Status {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
     /// `config`, `state dir`, `database`, `permissions`, `upstream` (or one `server` per server),
-    /// `transcripts`, `search` (only with `search.semantic`), `team` (only with a team
-    /// database), `port`.
+    /// `definitions` (only with held tools), `transcripts`, `search` (only with
+    /// `search.semantic`), `team` (only with a team database), `port`.
     pub name: &'static str,
     pub status: Status,
     /// One line: what was found.
@@ -132,6 +133,7 @@ pub fn diagnose(flag: Option<&Path>, now: OffsetDateTime) -> Diagnosis {
         } else {
             list.extend(servers::checks(&config, &config_path));
         }
+        list.extend(definitions::check(&config));
         list.extend(checks::transcripts(&config, &config_path, now));
         list.extend(semantic::check(&config));
         list.extend(team::check(&config));

@@ -143,6 +143,7 @@ mod tests {
             deny: deny.iter().map(|s| s.to_string()).collect(),
             allow: allow.iter().map(|s| s.to_string()).collect(),
             read_only: ReadOnly::All(read_only),
+            hold_new_tools: false,
         };
         let all = ["files_read", "files_delete_all", "files_write", "mail_send"];
         assert_eq!(kept(p(&[], &[], false)), all);
@@ -165,6 +166,7 @@ mod tests {
             deny: vec!["mail_*".into()],
             allow: vec![],
             read_only: ReadOnly::All(true),
+            hold_new_tools: false,
         });
         let c = catalog();
         assert_eq!(

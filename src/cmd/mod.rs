@@ -13,6 +13,7 @@ pub mod report;
 pub mod search;
 pub mod serve;
 pub mod setup;
+pub mod tools;
 pub mod whatif;
 
 use std::path::Path;
@@ -38,6 +39,7 @@ pub fn main() -> i32 {
         Command::Logout(a) => login::logout(cli.config.as_deref(), a),
         Command::Setup(SetupCommand::Import(a)) => setup::import(cli.config.as_deref(), a),
         Command::Setup(SetupCommand::Undo(a)) => setup::undo(cli.config.as_deref(), a),
+        Command::Tools(c) => tools::run(cli.config.as_deref(), c),
         Command::WhatIf(a) => whatif::run(cli.config.as_deref(), a),
         Command::Completions(a) => completions::run(a),
         Command::DemoUpstream => demo_upstream::run(),

@@ -29,6 +29,9 @@ pub struct Policy {
     /// Only tools the upstream annotates `readOnlyHint: true`: every tool, or those of the
     /// servers named.
     pub read_only: ReadOnly,
+    /// A known server's new tools wait for `mws tools approve` like changed ones
+    /// (docs/tool-approval.md).
+    pub hold_new_tools: bool,
 }
 
 /// `policy.readOnly`: `true`/`false`, or a list of server names (config `servers`).

@@ -60,7 +60,13 @@ impl Proxy {
             // A tool the policy hides is named only in the refusal `forward_call` gives.
             Err(unknown) => match meta_tools::resolve(&snap.catalog, name, prefixed) {
                 Ok(Resolved::Tool(held)) if snap.catalog.contains(&held) => held,
-                _ => return Ok(text_result(unknown.message(), true)),
+                _ => {
+                    let bare = meta_tools::strip_client_prefix(name.trim());
+                    return Ok(match snap.catalog.held_tool(bare) {
+                        Some(h) => text_result(h.message(), true),
+                        None => text_result(unknown.message(), true),
+                    });
+                }
             },
         };
         if runner == CALL_READ_ONLY_TOOL

@@ -237,7 +237,7 @@ fn exposed_names(catalog: &Catalog) -> impl Iterator<Item = Cow<'_, str>> {
 }
 
 /// `mcp__toolbox__mail_send` → `mail_send` (Claude Code and Codex both prefix so).
-fn strip_client_prefix(name: &str) -> &str {
+pub(crate) fn strip_client_prefix(name: &str) -> &str {
     name.strip_prefix("mcp__")
         .and_then(|rest| rest.split_once("__"))
         .map(|(_, tool)| tool)

@@ -345,6 +345,7 @@ impl Proxy {
             Ok(_) => Status::Ok,
             Err(UpstreamError::Rpc { .. }) => Status::Error,
             Err(UpstreamError::Timeout { .. }) => Status::Timeout,
+            Err(UpstreamError::Held(_)) => Status::Held,
             Err(_) => Status::Upstream,
         };
         if let Some(log) = &self.log {
@@ -370,6 +371,10 @@ impl Proxy {
             Ok(r) => Ok(r),
             // The upstream's own JSON-RPC error is its answer, passed on as is.
             Err(e @ UpstreamError::Rpc { .. }) => Err(e.into()),
+            // Never sent: the model reads why, and that only the user can change it.
+            Err(e @ UpstreamError::Held(_)) => {
+                Ok(crate::server::calls::text_result(e.to_string(), true))
+            }
             Err(e) => Ok(outage_result(tool, &e)),
         }
     }

@@ -127,6 +127,7 @@ impl Proxy {
         let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
             .into_iter()
             .collect();
+        let held = held_matches(snap.catalog.held(), &query);
         // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
         // the reason `IndexCache::get` gives.
         let search = move || {
@@ -145,7 +146,15 @@ impl Proxy {
             Ok(reply) => reply,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
         };
-        let text = reply.json.to_string();
+        let text = if held.is_empty() {
+            reply.json.to_string()
+        } else {
+            let mut json = (*reply.json).clone();
+            if let Some(o) = json.as_object_mut() {
+                o.insert("held".into(), Value::Array(held));
+            }
+            json.to_string()
+        };
         if let Some(log) = &self.log {
             log.search(SearchRecord {
                 ts: clock::fmt(clock::now()),
@@ -158,4 +167,31 @@ impl Proxy {
         }
         text_result(text, false)
     }
+}
+
+/// The held tools whose names share a word with `query` (three letters or more), as search
+/// replies name them: by name and why only, never their new text (it waits for the user).
+fn held_matches(held: &[crate::catalog::definitions::HeldTool], query: &str) -> Vec<Value> {
+    if held.is_empty() {
+        return Vec::new();
+    }
+    let words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect();
+    held.iter()
+        .filter(|h| {
+            h.name
+                .to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|part| {
+                    part.len() >= 3
+                        && words
+                            .iter()
+                            .any(|w| part.starts_with(w.as_str()) || w.starts_with(part))
+                })
+        })
+        .map(|h| serde_json::json!({"name": h.name, "held": h.message()}))
+        .collect()
 }

@@ -49,14 +49,24 @@ where
         }
     });
 
-    // Legacy clients that initialized hear about working-set changes.
+    // Clients that initialized hear about changes of the working set and of the upstream's
+    // catalog (a server's new list, a tool held or approved), as HTTP streams do.
     let notify_task = {
         let tx = tx.clone();
         let initialized = initialized.clone();
         let mut ws = proxy.working_set_changes();
+        let mut cat = proxy.upstream().changes();
         tokio::spawn(async move {
             ws.borrow_and_update();
-            while ws.changed().await.is_ok() {
+            cat.borrow_and_update();
+            loop {
+                let changed = tokio::select! {
+                    r = ws.changed() => r.is_ok(),
+                    r = cat.changed() => r.is_ok(),
+                };
+                if !changed {
+                    return;
+                }
                 if initialized.load(std::sync::atomic::Ordering::Relaxed) {
                     let n = mcp::notification("notifications/tools/list_changed", None);
                     if tx.send(n).is_err() {

@@ -1,12 +1,13 @@
-//! The `catalog` table: the last-good upstream catalog as rows (name, backend, definition hash,
-//! first/last seen, present), so that SQL can join usage with what exists. Must not store the
-//! tool objects themselves (`catalog.json` holds those).
+//! The `catalog` table: the last-good upstream catalog as rows (name, backend, definition hash as
+//! `catalog::definitions` computes it, first/last seen, present), so that SQL can join usage with
+//! what exists. Must not store the tool objects themselves (`catalog.json` holds those).
 
 use rusqlite::{Connection, TransactionBehavior, params};
 use serde_json::Value;
 
 use super::{Store, StoreError};
 use crate::catalog::Catalog;
+use crate::catalog::definitions::definition_hash;
 
 /// Upserts every tool of `catalog` as present and seen at `now`, and marks the others absent.
 pub fn refresh(conn: &Connection, catalog: &Catalog, now: &str) -> rusqlite::Result<()> {
@@ -61,18 +62,6 @@ fn backend_of(name: &str) -> Option<&str> {
         .filter(|b| !b.is_empty())
 }
 
-/// FNV-1a (64-bit) of the tool object as sent: changes whenever its name, description or
-/// schema does. Not cryptographic; only for "did this definition change".
-fn definition_hash(tool: &Value) -> String {
-    let bytes = serde_json::to_vec(tool).expect("a JSON value serializes");
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,7 +113,7 @@ mod tests {
         assert_eq!(store.catalog_names().unwrap(), ["mail_send"]);
         assert_ne!(
             definition_hash(&json!({"name": "a"})),
-            definition_hash(&json!({"name": "b"}))
+            definition_hash(&json!({"name": "a", "description": "new"}))
         );
     }
 }

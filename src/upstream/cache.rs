@@ -1,7 +1,9 @@
 //! The catalog cache: the last good `tools/list` in memory and in `stateDir/catalog.json` (0600,
 //! written atomically, the tool objects as the upstream sent them), its age against
-//! `catalogTtlMs`, and the version number that changes when the content does. Must not talk to
-//! the upstream (the caller lists and hands the result in).
+//! `catalogTtlMs`, and the version number that changes when the content does. What it serves
+//! leaves out the tools whose definitions are held (`approvals`, reviewed again when another
+//! process changes `definitions.json`). Must not talk to the upstream (the caller lists and hands
+//! the result in).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -9,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::approvals::{self, Stamp};
 use super::{CatalogSnapshot, CatalogSource};
 use crate::catalog::Catalog;
 
@@ -24,6 +27,8 @@ struct Current {
     source: CatalogSource,
     /// When the upstream last listed it (`None`: from disk, never listed in this process).
     listed: Option<Instant>,
+    /// `definitions.json` as the review of this list left it.
+    stamp: Option<Stamp>,
 }
 
 #[derive(Default)]
@@ -39,6 +44,8 @@ pub struct Cache {
     inner: Mutex<Inner>,
     path: PathBuf,
     ttl: Duration,
+    /// `policy.holdNewTools`: a server's new tools wait for approval too.
+    hold_new: bool,
     changes: tokio::sync::watch::Sender<u64>,
 }
 
@@ -52,30 +59,76 @@ pub struct Lookup {
 impl Cache {
     /// A cache primed from `catalog.json` when there is a readable one (a bad file is logged and
     /// ignored: the upstream will be asked).
-    pub fn open(path: PathBuf, ttl: Duration) -> Cache {
-        let mut inner = Inner::default();
-        if path.exists() {
-            match Catalog::load_file(&path) {
-                Ok(c) => {
-                    let text = serde_json::to_string(c.tools()).unwrap_or_default();
-                    inner.version = 1;
-                    inner.current = Some(Current {
-                        catalog: Arc::new(checked(c.into_checked())),
-                        digest: digest(&text),
-                        source: CatalogSource::Disk,
-                        listed: None,
-                    });
-                }
-                Err(e) => tracing::warn!("ignoring the stored catalog: {e}"),
-            }
-        }
-        let (changes, _) = tokio::sync::watch::channel(inner.version);
-        Cache {
-            inner: Mutex::new(inner),
+    pub fn open(path: PathBuf, ttl: Duration, hold_new: bool) -> Cache {
+        let cache = Cache {
+            inner: Mutex::new(Inner::default()),
             path,
             ttl,
-            changes,
+            hold_new,
+            changes: tokio::sync::watch::channel(0).0,
+        };
+        if let Some((tools, digest)) = cache.stored() {
+            let (catalog, stamp) = cache.reviewed(tools);
+            cache.replace(catalog, digest, stamp, None);
         }
+        cache
+    }
+
+    /// The tools in `catalog.json` and their digest, if it can be read.
+    fn stored(&self) -> Option<(Vec<Value>, u64)> {
+        if !self.path.exists() {
+            return None;
+        }
+        match Catalog::load_file(&self.path) {
+            Ok(c) => {
+                let text = serde_json::to_string(c.tools()).unwrap_or_default();
+                Some((c.into_tools(), digest(&text)))
+            }
+            Err(e) => {
+                tracing::warn!("ignoring the stored catalog: {e}");
+                None
+            }
+        }
+    }
+
+    /// The catalog to serve from `tools`: the held ones out (`approvals::review`), the ones a
+    /// client would reject out (`Catalog::checked`).
+    fn reviewed(&self, tools: Vec<Value>) -> (Arc<Catalog>, Option<Stamp>) {
+        let now = crate::clock::fmt(crate::clock::now());
+        let review = approvals::review(self.dir(), tools, self.hold_new, &now);
+        for h in &review.held {
+            tracing::warn!("{}", h.message());
+        }
+        let catalog = checked(Catalog::checked(review.serve)).with_held(review.held);
+        (Arc::new(catalog), review.stamp)
+    }
+
+    /// The directory of `catalog.json`, which holds `definitions.json` too.
+    fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// Whether `definitions.json` changed since the catalog being served was reviewed (`mws
+    /// tools approve` or another mws process wrote it).
+    pub fn approvals_changed(&self) -> bool {
+        let inner = self.inner.lock().unwrap();
+        inner
+            .current
+            .as_ref()
+            .is_some_and(|c| c.stamp != approvals::stamp(self.dir()))
+    }
+
+    /// Reviews the list being served again against `definitions.json` (from `catalog.json`,
+    /// without asking the upstream), and announces the result when it differs.
+    pub fn review_again(&self) {
+        if self.inner.lock().unwrap().current.is_none() {
+            return;
+        }
+        let Some((tools, digest)) = self.stored() else {
+            return;
+        };
+        let (catalog, stamp) = self.reviewed(tools);
+        self.replace(catalog, digest, stamp, None);
     }
 
     pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
@@ -137,32 +190,72 @@ impl Cache {
     /// announced on `changes`.
     pub fn store(&self, tools: Vec<Value>, now: Instant) {
         let text = serde_json::to_string(&tools).unwrap_or_default();
-        let mut inner = self.inner.lock().unwrap();
-        inner.stale = false;
-        inner.last_failure = None;
         let digest = digest(&text);
-        let same = inner.current.as_ref().is_some_and(|c| c.digest == digest);
-        if same {
-            let c = inner.current.as_mut().expect("checked");
-            c.source = CatalogSource::Live;
-            c.listed = Some(now);
-            // A first list that matches an old file: still write it if the file went away.
-            if !self.path.exists()
+        let stamp_now = approvals::stamp(self.dir());
+        {
+            let mut inner = self.inner.lock().unwrap();
+            inner.stale = false;
+            inner.last_failure = None;
+            if let Some(c) = inner.current.as_mut()
+                && c.digest == digest
+                && c.stamp == stamp_now
+            {
+                c.source = CatalogSource::Live;
+                c.listed = Some(now);
+                // A first list that matches an old file: still write it if the file went away.
+                if !self.path.exists()
+                    && let Err(e) = write_catalog(&self.path, &text)
+                {
+                    tracing::warn!("cannot store the catalog: {e}");
+                }
+                return;
+            }
+            if inner.current.as_ref().is_none_or(|c| c.digest != digest)
                 && let Err(e) = write_catalog(&self.path, &text)
             {
-                tracing::warn!("cannot store the catalog: {e}");
+                tracing::warn!("cannot store the catalog in {}: {e}", self.path.display());
+            }
+        }
+        // Reviewed without the lock: other readers go on with the list being served.
+        let (catalog, stamp) = self.reviewed(tools);
+        self.replace(catalog, digest, stamp, Some(now));
+    }
+
+    /// Serves `catalog` (the list with digest `digest`, reviewed at `stamp`; `listed`: just now
+    /// by the upstream, else as before) under a new version, announced, unless it serves what is
+    /// served already.
+    fn replace(
+        &self,
+        catalog: Arc<Catalog>,
+        digest: u64,
+        stamp: Option<Stamp>,
+        listed: Option<Instant>,
+    ) {
+        let mut inner = self.inner.lock().unwrap();
+        if let Some(c) = inner.current.as_mut()
+            && c.digest == digest
+            && c.catalog.held() == catalog.held()
+            && c.catalog.names().eq(catalog.names())
+        {
+            c.stamp = stamp;
+            if listed.is_some() {
+                c.listed = listed;
+                c.source = CatalogSource::Live;
             }
             return;
         }
-        if let Err(e) = write_catalog(&self.path, &text) {
-            tracing::warn!("cannot store the catalog in {}: {e}", self.path.display());
-        }
+        let (source, listed) = match (listed, inner.current.as_ref()) {
+            (Some(t), _) => (CatalogSource::Live, Some(t)),
+            (None, Some(c)) => (c.source, c.listed),
+            (None, None) => (CatalogSource::Disk, None),
+        };
         inner.version += 1;
         inner.current = Some(Current {
-            catalog: Arc::new(checked(Catalog::checked(tools))),
+            catalog,
             digest,
-            source: CatalogSource::Live,
-            listed: Some(now),
+            source,
+            listed,
+            stamp,
         });
         let v = inner.version;
         drop(inner);
@@ -211,7 +304,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("state/catalog.json");
         let t0 = Instant::now();
-        let cache = Cache::open(path.clone(), TTL);
+        let cache = Cache::open(path.clone(), TTL, false);
         let l = cache.lookup(t0);
         assert!(l.snapshot.is_none() && l.refresh);
 
@@ -264,7 +357,7 @@ mod tests {
         assert_eq!(*rx.borrow(), 2);
 
         // A new process starts from the file at once.
-        let reopened = Cache::open(path, TTL);
+        let reopened = Cache::open(path, TTL, false);
         let l = reopened.lookup(t0);
         let s = l.snapshot.unwrap();
         assert_eq!(
@@ -274,11 +367,45 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_definition_is_left_out_until_approved_elsewhere() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("catalog.json");
+        let t0 = Instant::now();
+        let cache = Cache::open(path.clone(), TTL, false);
+        let tool =
+            |d: &str| json!({"name": "a", "description": d, "inputSchema": {"type": "object"}});
+        cache.store(vec![tool("A.")], t0);
+        assert!(!cache.approvals_changed());
+        let rx = cache.subscribe();
+        cache.store(vec![tool("Evil.")], t0);
+        let s = cache.snapshot(t0).unwrap();
+        assert!(s.catalog.is_empty());
+        assert_eq!(s.catalog.held()[0].name, "a");
+        assert_eq!(*rx.borrow(), 2);
+        // `mws tools approve` in another process: noticed, reviewed again from catalog.json.
+        approvals::approve(dir.path(), &["a".into()]).unwrap();
+        assert!(cache.approvals_changed());
+        cache.review_again();
+        let s = cache.snapshot(t0).unwrap();
+        assert_eq!(s.catalog.get("a").unwrap()["description"], "Evil.");
+        assert!(s.catalog.held().is_empty());
+        assert_eq!((s.version, s.source), (3, CatalogSource::Live));
+        assert!(!cache.approvals_changed());
+        // Nothing new to review: the version stays.
+        cache.review_again();
+        assert_eq!(cache.snapshot(t0).unwrap().version, 3);
+        // A new process holds what this one held.
+        cache.store(vec![tool("Worse.")], t0);
+        let reopened = Cache::open(path, TTL, false);
+        assert_eq!(reopened.snapshot(t0).unwrap().catalog.held().len(), 1);
+    }
+
+    #[test]
     fn a_broken_file_is_ignored() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("catalog.json");
         std::fs::write(&path, "{not json").unwrap();
-        let cache = Cache::open(path, TTL);
+        let cache = Cache::open(path, TTL, false);
         assert!(cache.lookup(Instant::now()).snapshot.is_none());
     }
 }

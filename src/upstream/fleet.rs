@@ -13,13 +13,14 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use super::fleet_route::Owners;
+use super::fleet_route::{Owners, held_name, named};
 pub(super) use super::stopped::Stopped;
 use super::{
     CallContext, CatalogSnapshot, CatalogSource, NOTIFICATION_BUFFER, Remote, Upstream,
     UpstreamError, UpstreamStatus,
 };
 use crate::catalog::Catalog;
+use crate::catalog::definitions::HeldTool;
 use crate::catalog::exposed::{Naming, name_budget};
 use crate::config::{Config, servers};
 
@@ -130,7 +131,11 @@ impl Fleet {
                 Err(e) => {
                     tracing::warn!("{e}; its stored catalog is served and its calls fail");
                     let stored = server_config(config, &s.name, s.upstream.clone());
-                    let up = Stopped::serving(stored.catalog_path(), e.message.clone());
+                    let up = Stopped::serving(
+                        stored.catalog_path(),
+                        e.message.clone(),
+                        config.policy.hold_new_tools,
+                    );
                     (up, Some(e.message), super::target(&stored))
                 }
             };
@@ -216,8 +221,21 @@ impl FleetInner {
             }
         }
         let source = merged_source(snaps.iter().map(|s| s.as_ref().map(|s| s.source)));
+        let held = named
+            .iter()
+            .flat_map(|(server, c)| {
+                c.held().iter().map(|h| HeldTool {
+                    name: held_name(server, &h.name),
+                    ..h.clone()
+                })
+            })
+            .collect();
         let snap = CatalogSnapshot {
-            catalog: Arc::new(Catalog::new(tools).with_real_names(naming.real_names())),
+            catalog: Arc::new(
+                Catalog::new(tools)
+                    .with_real_names(naming.real_names())
+                    .with_held(held),
+            ),
             source,
             version: self.next_version.fetch_add(1, Ordering::Relaxed) + 1,
         };
@@ -324,38 +342,6 @@ fn merged_source(sources: impl Iterator<Item = Option<CatalogSource>>) -> Catalo
         Some(CatalogSource::None) if any => CatalogSource::Disk,
         Some(s) => s,
         None => CatalogSource::None,
-    }
-}
-
-/// `e` with the server's name in its message (an upstream's own JSON-RPC error keeps its code
-/// and data).
-pub fn named(server: &str, e: UpstreamError) -> UpstreamError {
-    match e {
-        UpstreamError::Rpc {
-            code,
-            message,
-            data,
-        } => UpstreamError::Rpc {
-            code,
-            message: format!("server \"{server}\": {message}"),
-            data,
-        },
-        UpstreamError::Unavailable(m) => {
-            UpstreamError::Unavailable(format!("server \"{server}\": {m}"))
-        }
-        UpstreamError::Protocol(m) => UpstreamError::Protocol(format!("server \"{server}\": {m}")),
-        UpstreamError::SessionExpired => UpstreamError::Unavailable(format!(
-            "server \"{server}\": its session expired; the call was not retried"
-        )),
-        UpstreamError::NeedsLogin { why, .. } => UpstreamError::NeedsLogin {
-            server: Some(server.to_string()),
-            why,
-        },
-        UpstreamError::Timeout { after, .. } => UpstreamError::Timeout {
-            after,
-            server: Some(server.to_string()),
-        },
-        other => other,
     }
 }
 

@@ -1,7 +1,8 @@
 //! Which server a request goes to when several are behind mws: a tool by its exposed name, a prompt
 //! by its `<server>__` prefix, a resource by the server that listed its URI (or a template it
 //! matches); lists of resources, templates and prompts are asked of every server at once and
-//! merged. Must not wait on one server for another's request.
+//! merged; and the names a server's errors and held tools take. Must not wait on one server for
+//! another's request.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -9,7 +10,7 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use serde_json::{Map, Value};
 
-use super::fleet::{FleetInner, named};
+use super::fleet::FleetInner;
 use super::{CallContext, MAX_PAGES, UpstreamError};
 use crate::catalog::exposed::{SEPARATOR, split_prefixed};
 use crate::mcp::code;
@@ -235,4 +236,46 @@ async fn list_one(
         items
     };
     tokio::time::timeout(budget, work).await.unwrap_or_default()
+}
+
+/// The name a held tool of `server` goes by in the merged catalog and in `mws tools`:
+/// `<server>__<tool>`, never shortened (it is not listed).
+pub fn held_name(server: &str, tool: &str) -> String {
+    format!("{server}{}{tool}", crate::catalog::exposed::SEPARATOR)
+}
+
+/// `e` with the server's name in its message (an upstream's own JSON-RPC error keeps its code
+/// and data).
+pub fn named(server: &str, e: UpstreamError) -> UpstreamError {
+    match e {
+        UpstreamError::Rpc {
+            code,
+            message,
+            data,
+        } => UpstreamError::Rpc {
+            code,
+            message: format!("server \"{server}\": {message}"),
+            data,
+        },
+        UpstreamError::Unavailable(m) => {
+            UpstreamError::Unavailable(format!("server \"{server}\": {m}"))
+        }
+        UpstreamError::Protocol(m) => UpstreamError::Protocol(format!("server \"{server}\": {m}")),
+        UpstreamError::SessionExpired => UpstreamError::Unavailable(format!(
+            "server \"{server}\": its session expired; the call was not retried"
+        )),
+        UpstreamError::NeedsLogin { why, .. } => UpstreamError::NeedsLogin {
+            server: Some(server.to_string()),
+            why,
+        },
+        UpstreamError::Timeout { after, .. } => UpstreamError::Timeout {
+            after,
+            server: Some(server.to_string()),
+        },
+        UpstreamError::Held(mut h) => {
+            h.name = held_name(server, &h.name);
+            UpstreamError::Held(h)
+        }
+        other => other,
+    }
 }

@@ -140,7 +140,7 @@ async fn a_server_never_started_serves_its_stored_catalog_and_says_why() {
     let path = dir.join("catalog.json");
     std::fs::write(&path, json!({"tools": tools(&["query"])}).to_string()).unwrap();
     let why = "environment variable DB_URL is not set (in `env.DB`)".to_string();
-    let stopped = Stopped::serving(path, why.clone());
+    let stopped = Stopped::serving(path, why.clone(), false);
     let members = vec![
         Member::new("db", stopped, Some(why)),
         Member::new("time", FakeUpstream::new(tools(&["get_time"])), None),

@@ -9,7 +9,8 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use super::{CallContext, Inner, MAX_PAGES, UpstreamError};
+use super::remote::Inner;
+use super::{CallContext, MAX_PAGES, UpstreamError};
 
 /// Tools one listing of one server may hold: a server that passes it (endless cursors, or a
 /// catalog no client could use) fails the listing and its last good catalog is served. Raising

@@ -2,12 +2,14 @@
 //! its implementations (HTTP modern + legacy, stdio child) with negotiation and the catalog cache.
 //! Must not know about downstream clients beyond the `CallContext` they hand in.
 
+pub mod approvals;
 mod cache;
 mod conn;
 pub mod fleet;
 mod fleet_route;
 mod fleet_status;
 mod fleet_watch;
+pub mod held;
 mod http;
 mod listing;
 mod probe;
@@ -15,6 +17,7 @@ pub use probe::other_list_changes;
 pub mod redact;
 pub mod related;
 mod remembered;
+mod remote;
 mod resume;
 mod stdio;
 mod stopped;
@@ -22,10 +25,11 @@ mod wire;
 
 pub use conn::CLIENT_NAME;
 
-use listing::spawn_refresh;
+pub use remote::APPROVALS_POLL;
+use remote::{Remote, empty_snapshot};
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -148,6 +152,9 @@ pub enum UpstreamError {
     /// mws is stopping: the request was cancelled (or never sent).
     #[error("mws is shutting down; the request was cancelled")]
     ShuttingDown,
+    /// The tool's definition is held until the user approves it (`approvals`): never sent.
+    #[error("{}", .0.message())]
+    Held(crate::catalog::definitions::HeldTool),
 }
 
 /// The name `mws login` knows the single `upstream` by.
@@ -258,191 +265,3 @@ const NOTIFICATION_BUFFER: usize = 256;
 
 /// `tools/list` pages followed at most; a server whose cursors never end is cut off here.
 const MAX_PAGES: usize = 1_000;
-
-/// The one `Upstream` implementation: a `Conn` over an HTTP or stdio wire, plus the catalog cache.
-struct Remote {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    conn: conn::Conn,
-    cache: cache::Cache,
-    /// One refresh at a time; others wait for it or (in the background) skip.
-    refreshing: tokio::sync::Mutex<()>,
-    list_budget: Duration,
-    /// The first listing's budget, the server's start included (`timeouts.firstStartMs`).
-    first_start_budget: Duration,
-    /// Set once the first listing has been tried: later ones get `list_budget`.
-    listed_once: std::sync::atomic::AtomicBool,
-    call_budget: Duration,
-    notes: tokio::sync::broadcast::Sender<Value>,
-    /// `target(config)`, for messages.
-    target: String,
-    /// Its name among `servers` (`None`: the single upstream), for warnings.
-    server: Option<String>,
-}
-
-impl Remote {
-    /// `server` is its name among `servers` (`None`: the single upstream); `mws login` knows it
-    /// by that name (`LOGIN_NAME` for the single one), which the message that it needs one says.
-    fn connect(config: &Config, server: Option<&str>) -> Arc<dyn Upstream> {
-        let login = server.unwrap_or(LOGIN_NAME);
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
-        let notes = tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0;
-        let relay = notes.clone();
-        // Other notifications are relayed at once, so that a call's progress is out before its
-        // result is handed back; list_changed goes to the refresh task.
-        let on_note: wire::OnNotification = Arc::new(move |msg: &Value| {
-            let method = msg.get("method").and_then(Value::as_str);
-            if method == Some("notifications/tools/list_changed") {
-                let _ = tx.send(msg.clone());
-            } else {
-                let _ = relay.send(msg.clone());
-            }
-        });
-        let wire: Arc<dyn wire::Wire> = match &config.upstream {
-            crate::config::Upstream::Http(h) => Arc::new(
-                http::HttpWire::new(h.clone(), on_note)
-                    .with_tokens(config.state_dir.clone(), login),
-            ),
-            crate::config::Upstream::Stdio(s) => {
-                Arc::new(stdio::StdioWire::new(s.clone(), on_note))
-            }
-        };
-        let t = &config.timeouts;
-        let inner = Arc::new(Inner {
-            conn: conn::Conn::new(wire, Some(config.state_dir.join(REMEMBERED_FILE))),
-            cache: cache::Cache::open(
-                config.catalog_path(),
-                Duration::from_millis(t.catalog_ttl_ms),
-            ),
-            refreshing: tokio::sync::Mutex::new(()),
-            list_budget: Duration::from_millis(t.list_ms),
-            first_start_budget: Duration::from_millis(t.first_start_ms.max(t.list_ms)),
-            listed_once: Default::default(),
-            call_budget: Duration::from_millis(t.call_ms),
-            notes,
-            target: target(config),
-            server: server.map(String::from),
-        });
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            let weak = Arc::downgrade(&inner);
-            rt.spawn(async move {
-                while let Some(msg) = rx.recv().await {
-                    let Some(inner) = weak.upgrade() else { return };
-                    inner.notification(&msg);
-                }
-            });
-            let first = inner.clone();
-            rt.spawn(async move { first.refresh(false).await });
-        }
-        Arc::new(Remote { inner })
-    }
-}
-
-fn empty_snapshot() -> CatalogSnapshot {
-    CatalogSnapshot {
-        catalog: Arc::new(Catalog::default()),
-        source: CatalogSource::None,
-        version: 0,
-    }
-}
-
-impl Remote {
-    /// `Mcp-Param-*` headers for a `tools/call`, from the called tool's schema in the catalog.
-    fn param_headers(&self, method: &str, params: &Value) -> Vec<(String, String)> {
-        if method != "tools/call" {
-            return Vec::new();
-        }
-        let (Some(name), Some(args)) = (
-            params.get("name").and_then(Value::as_str),
-            params.get("arguments"),
-        ) else {
-            return Vec::new();
-        };
-        let Some(snap) = self.inner.cache.snapshot(Instant::now()) else {
-            return Vec::new();
-        };
-        match snap
-            .catalog
-            .with_param_headers(name)
-            .and_then(|t| t.get("inputSchema"))
-        {
-            Some(schema) => crate::mcp::envelope::param_headers(schema, args),
-            None => Vec::new(),
-        }
-    }
-}
-
-#[async_trait::async_trait]
-impl Upstream for Remote {
-    async fn catalog(&self) -> CatalogSnapshot {
-        let look = self.inner.cache.lookup(Instant::now());
-        if let Some(snap) = look.snapshot {
-            if look.refresh {
-                spawn_refresh(Arc::downgrade(&self.inner));
-            }
-            return snap;
-        }
-        let budget = self.inner.list_budget;
-        let _ = tokio::time::timeout(budget, self.inner.refresh(true)).await;
-        self.inner
-            .cache
-            .snapshot(Instant::now())
-            .unwrap_or_else(empty_snapshot)
-    }
-
-    async fn request(
-        &self,
-        method: &str,
-        params: Value,
-        ctx: &CallContext,
-    ) -> Result<Value, UpstreamError> {
-        let reopen = method.ends_with("/list");
-        let headers = self.param_headers(method, &params);
-        self.inner
-            .conn
-            .request(
-                method,
-                params,
-                ctx,
-                self.inner.call_budget,
-                reopen,
-                &headers,
-            )
-            .await
-    }
-
-    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError> {
-        self.inner.conn.notify(method, params).await
-    }
-
-    fn status(&self) -> UpstreamStatus {
-        self.inner.conn.status()
-    }
-
-    fn relays_logs(&self) -> bool {
-        self.inner.conn.relays_logs()
-    }
-
-    fn shutdown(&self) {
-        self.inner.conn.close();
-    }
-
-    async fn close(&self) {
-        self.inner.conn.stop().await;
-    }
-
-    fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.inner.cache.subscribe()
-    }
-
-    fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
-        self.inner.notes.subscribe()
-    }
-
-    async fn resource_subscription(&self, uri: &str, on: bool) -> Result<(), UpstreamError> {
-        let budget = self.inner.call_budget;
-        self.inner.conn.resource_subscription(uri, on, budget).await
-    }
-}

@@ -1,5 +1,6 @@
 //! A server of `servers` that could not be started from its config (an unset `${VAR}`, a refused
-//! URL): it serves its stored catalog, if any, and fails every request at once with the reason.
+//! URL): it serves its stored catalog, if any (held tools left out), and fails every request at
+//! once with the reason.
 //! Must not start anything.
 
 use std::path::PathBuf;
@@ -19,10 +20,12 @@ pub(super) struct Stopped {
 }
 
 impl Stopped {
-    pub(super) fn serving(catalog_path: PathBuf, why: String) -> Arc<dyn Upstream> {
-        let catalog = Catalog::load_file(&catalog_path)
-            .ok()
-            .map(|c| Arc::new(c.into_checked()));
+    /// `hold_new`: `policy.holdNewTools` (the stored catalog is held to the approved
+    /// definitions like a listed one).
+    pub(super) fn serving(catalog_path: PathBuf, why: String, hold_new: bool) -> Arc<dyn Upstream> {
+        let catalog = super::cache::Cache::open(catalog_path, std::time::Duration::MAX, hold_new)
+            .snapshot(std::time::Instant::now())
+            .map(|s| s.catalog);
         Arc::new(Stopped {
             catalog,
             why,

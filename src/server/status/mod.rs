@@ -1,6 +1,7 @@
 //! The status page at `/` on the proxy's own listener (docs/status-page.md): the servers and
 //! their health, what is listed and why, tokens listed against the whole catalog, the hit rate and
-//! the calls per day, the latest calls, searches answered with nothing and the last promotion.
+//! the calls per day, the latest calls, searches answered with nothing, the last promotion and
+//! the tool definitions held for approval.
 //! It sits behind the same guards as `/mcp` and shares nothing with the call path: its own
 //! database connection, read on a blocking thread. Figures come from `report::compute` and the
 //! `store::report` queries; per-day figures are folded in once per `calls` row (`Daily`). Must
@@ -144,6 +145,8 @@ pub struct Status {
     pub days: Vec<Day>,
     pub recent: Vec<RecentCall>,
     pub last_run: Option<RunRow>,
+    /// Tool definitions held for the user's approval (docs/tool-approval.md).
+    pub held: Vec<crate::upstream::held::Pending>,
 }
 
 /// Reads the page's figures at `now`: the listing through `report::compute` (the same figures as
@@ -204,6 +207,7 @@ pub fn gather(
         days: daily.rows(first_day, last_day),
         recent: store.status_recent_calls(RECENT_CALLS)?,
         last_run: store.status_last_run(MAX_DECISIONS)?,
+        held: crate::upstream::held::gather(config).pending,
     })
 }
 

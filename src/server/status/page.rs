@@ -15,7 +15,7 @@ h2{font-size:1.05rem;margin:1.4rem 0 .4rem;border-bottom:1px solid #ddd}\
 th,td{text-align:left;padding:.15rem .5rem .15rem 0;border-bottom:1px solid #eee;vertical-align:top}\
 td.w{word-break:break-word}.n{text-align:right;white-space:nowrap}.ok{color:#176f2c}\
 .bad{color:#b00020}.dim{color:#666}svg{width:100%;height:auto;display:block;max-height:14rem}\
-p{margin:.3rem 0}";
+p{margin:.3rem 0}pre{white-space:pre-wrap;margin:0;font-size:.85rem}";
 
 /// The whole page; it reloads itself every `refresh` seconds.
 pub fn html(s: &Status, refresh: u32) -> String {
@@ -31,6 +31,7 @@ pub fn html(s: &Status, refresh: u32) -> String {
         esc(day_minute(&r.generated_at))
     );
     servers(&mut out, &r.upstream, r.sizes.upstream.tools);
+    held(&mut out, s);
     listing(&mut out, s);
     history(&mut out, s);
     recent(&mut out, s);
@@ -38,6 +39,31 @@ pub fn html(s: &Status, refresh: u32) -> String {
     promotion(&mut out, s);
     out.push_str("</body></html>\n");
     out
+}
+
+/// The held tool definitions, each change shown (only when there are any).
+fn held(out: &mut String, s: &Status) {
+    if s.held.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<h2 id=\"held\">Held tools</h2><p class=\"bad\">{} tool(s) are not listed or run: \
+         their definitions changed since they were approved. Decide with <code>mws tools \
+         approve NAME</code> or <code>mws tools reject NAME</code>.</p><div class=\"t\"><table>\
+         <tr><th>tool</th><th>state</th><th>change</th></tr>",
+        s.held.len()
+    );
+    for p in &s.held {
+        let _ = write!(
+            out,
+            "<tr><td class=\"w\">{}</td><td>{}</td><td class=\"w\"><pre>{}</pre></td></tr>",
+            esc(&p.name),
+            esc(p.why.as_str()),
+            esc(&p.diff().join("\n"))
+        );
+    }
+    out.push_str("</table></div>");
 }
 
 fn up(ok: bool, word: &str) -> String {

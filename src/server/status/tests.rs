@@ -266,3 +266,38 @@ fn each_server_of_a_fleet_has_its_row_with_its_health() {
         assert!(html.contains(want), "{want} missing from the page");
     }
 }
+
+#[test]
+fn held_tools_are_shown_with_their_change_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = seeded(dir.path());
+    let state = dir.path().join("state");
+    let tool =
+        |d: &str| json!({"name": "alpha", "description": d, "inputSchema": {"type": "object"}});
+    let now_ts = "2026-11-04T10:00:00.000Z";
+    crate::upstream::approvals::review(&state, vec![tool("Alpha.")], false, now_ts);
+    crate::upstream::approvals::review(&state, vec![tool(EVIL)], false, now_ts);
+    let cfg = Config {
+        state_dir: state,
+        ..config()
+    };
+    let s = gather(
+        &store,
+        &mut Daily::default(),
+        &cfg,
+        &catalog(),
+        &UpstreamInfo::default(),
+        now(),
+    )
+    .unwrap();
+    assert_eq!(s.held.len(), 1);
+    let html = page::html(&s, REFRESH_SECS);
+    assert!(!html.contains(EVIL), "unescaped text in the page");
+    for want in [
+        "<h2 id=\"held\">Held tools</h2>",
+        "<td class=\"w\">alpha</td><td>changed</td>",
+        "description:\n  - Alpha.\n  + &lt;img src=x onerror=alert(1)&gt;",
+    ] {
+        assert!(html.contains(want), "no {want:?} in the page");
+    }
+}

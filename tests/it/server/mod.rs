@@ -3,6 +3,7 @@
 
 mod conformance;
 mod guarded;
+mod held;
 mod hostile;
 mod http;
 mod legacy;
