@@ -18,6 +18,10 @@ pub const DEFINITION_FIELDS: [&str; 5] = [
     "annotations",
 ];
 
+/// Most characters of one side of a change `diff` shows; the rest is counted. Raising it shows
+/// more of a long description in `mws doctor` and `mws tools held` (`--json` has it whole).
+pub const MAX_DIFF_CHARS: usize = 2_000;
+
 /// Why a tool the upstream lists is not served.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeldWhy {
@@ -99,9 +103,17 @@ pub fn changed_fields(old: &Value, new: &Value) -> Vec<&'static str> {
 /// `- old` and `+ new` (text as text, anything else as compact JSON). For the user's eyes only:
 /// a changed description is exactly what must not reach a model before it is approved.
 pub fn diff(old: Option<&Value>, new: &Value) -> Vec<String> {
-    let show = |v: &Value| match v {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+    let show = |v: &Value| {
+        let text = match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let n = text.chars().count();
+        if n <= MAX_DIFF_CHARS {
+            return text;
+        }
+        let head: String = text.chars().take(MAX_DIFF_CHARS).collect();
+        format!("{head}… ({} more characters)", n - MAX_DIFF_CHARS)
     };
     let mut out = Vec::new();
     for f in DEFINITION_FIELDS {
@@ -227,5 +239,19 @@ mod tests {
              try to reach it another way."
         );
         assert_eq!(join_and(&["a", "b", "c"]), "a, b and c");
+        assert_eq!(
+            diff(Some(&old), &new),
+            [
+                "description:",
+                "  - d",
+                "  + e",
+                "inputSchema:",
+                "  - {\"type\":\"object\"}",
+                "  + {\"type\":\"object\",\"required\":[\"x\"]}"
+            ]
+        );
+        let long = json!({"description": "x".repeat(MAX_DIFF_CHARS + 5)});
+        let shown = diff(None, &long);
+        assert!(shown[1].ends_with("x… (5 more characters)"), "{}", shown[1]);
     }
 }
