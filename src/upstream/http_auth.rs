@@ -120,14 +120,15 @@ impl Auth {
     }
 
     /// Refreshes a token once most of its lifetime has passed (a failure is left to the 401 that
-    /// follows); `Err` at once when its refresh was refused and it has expired.
+    /// follows); `Err` at once when its refresh was refused and it has expired (in headless mode
+    /// the 401 that follows runs a login instead).
     pub async fn before(&self) -> Result<(), WireError> {
         let now = crate::clock::now().unix_timestamp();
         let Some(t) = self.stored() else {
             return Ok(());
         };
         if let Some(why) = &t.refresh_refused {
-            return if t.expired(now) {
+            return if t.expired(now) && !auth::headless() {
                 Err(self.refused(why))
             } else {
                 Ok(())
@@ -141,7 +142,9 @@ impl Auth {
             return Ok(());
         };
         match refresh::refresh(&self.dir, &t).await {
-            Err(AuthError::RefreshRefused(why)) if t.expired(now) => Err(self.refused(&why)),
+            Err(AuthError::RefreshRefused(why)) if t.expired(now) && !auth::headless() => {
+                Err(self.refused(&why))
+            }
             Err(e) => {
                 tracing::debug!("refreshing the token before it expires failed: {e}");
                 Ok(())
