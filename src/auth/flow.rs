@@ -76,7 +76,7 @@ async fn probe(http: &reqwest::Client, url: &Url) -> Challenge {
 /// The scopes to ask for: the config's, else the challenge's, else the resource metadata's;
 /// with the scopes held or demanded before, those a 403 `insufficient_scope` challenge demands
 /// (whatever the config says), and `offline_access` when the authorization server offers it.
-pub fn scopes(l: &Login<'_>, d: &discover::Discovered, challenge: &Challenge) -> Option<String> {
+fn scopes(l: &Login<'_>, d: &discover::Discovered, challenge: &Challenge) -> Option<String> {
     let base: Vec<&str> = if let Some(s) = &l.oauth.scopes {
         s.iter().map(String::as_str).collect()
     } else if let Some(s) = &challenge.scope {

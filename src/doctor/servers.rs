@@ -301,8 +301,8 @@ mod tests {
         let line = login_state(Some(&marked), true, 200).unwrap();
         assert!(
             line.ends_with(
-                "UTC; its refresh token was refused: log in again; it asked for more scope \
-                 (write): log in again (the login asks for it)"
+                "its token expired 1970-01-01T00:01:40.000Z; its refresh token was refused: log \
+                 in again; it asked for more scope (write): log in again (the login asks for it)"
             ),
             "{line}"
         );
