@@ -1,8 +1,8 @@
 //! One login: find the authorization server, register, send the user (or, headless, follow the
 //! redirect ourselves) to the authorization endpoint with PKCE (S256), `state` and `resource`,
 //! take the code from the loopback redirect (state and `iss` checked), exchange it, and only then
-//! write the token file. Also the refresh of stored tokens. Must not write anything before the
-//! tokens are in hand, nor show a code or token.
+//! write the token file; a refused redirect URI is named with its setting. Must not write
+//! anything before the tokens are in hand, nor show a code or token.
 
 use std::path::Path;
 use std::time::Duration;
@@ -23,7 +23,8 @@ pub struct Login<'a> {
     pub dir: &'a Path,
     /// The challenge that started it (a 401 or a 403 asking for more scope), if any.
     pub challenge: Option<Challenge>,
-    /// Scopes held before (kept when a step-up asks for more).
+    /// Scopes held before and scopes a server demanded since (`Tokens::wanted_scope`): asked
+    /// for again, with the ones a step-up challenge names.
     pub previous_scope: Option<String>,
     /// How long to wait for the redirect.
     pub wait: Duration,
@@ -73,7 +74,8 @@ async fn probe(http: &reqwest::Client, url: &Url) -> Challenge {
 }
 
 /// The scopes to ask for: the config's, else the challenge's, else the resource metadata's;
-/// with the scopes held before, and `offline_access` when the authorization server offers it.
+/// with the scopes held or demanded before, those a 403 `insufficient_scope` challenge demands
+/// (whatever the config says), and `offline_access` when the authorization server offers it.
 fn scopes(l: &Login<'_>, d: &discover::Discovered, challenge: &Challenge) -> Option<String> {
     let base: Vec<&str> = if let Some(s) = &l.oauth.scopes {
         s.iter().map(String::as_str).collect()
@@ -94,11 +96,16 @@ fn scopes(l: &Login<'_>, d: &discover::Discovered, challenge: &Challenge) -> Opt
         .as_ref()
         .is_some_and(|s| s.iter().any(|s| s == "offline_access"))
         && !base.is_empty();
+    let demanded = challenge
+        .scope
+        .as_deref()
+        .filter(|_| challenge.error.as_deref() == Some("insufficient_scope"));
     super::join_scopes(
         l.previous_scope
             .as_deref()
             .into_iter()
             .chain(base)
+            .chain(demanded)
             .chain(offline.then_some("offline_access")),
     )
 }
@@ -125,7 +132,7 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
     super::require_secure(&d.server.authorization_endpoint, "authorization endpoint")?;
     super::require_secure(&d.server.token_endpoint, "token endpoint")?;
     let scope = scopes(&l, &d, &challenge);
-    let listener = loopback::bind().await?;
+    let listener = loopback::bind(l.oauth.redirect_uri.as_deref()).await?;
     let client = register::client(
         &http,
         &d.server,
@@ -134,6 +141,11 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
         scope.as_deref(),
     )
     .await?;
+    let by_hand = [&l.oauth.client_id, &l.oauth.client_metadata_url]
+        .iter()
+        .any(|c| c.as_deref() == Some(client.client_id.as_str()));
+    let redirect_uri = listener.redirect_uri.clone();
+    let hint = loopback::hint(&redirect_uri, l.oauth.redirect_uri.is_some(), by_hand);
     let verifier = random_token(32)?;
     let state = random_token(16)?;
     let mut auth =
@@ -142,7 +154,7 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
         let mut q = auth.query_pairs_mut();
         q.append_pair("response_type", "code")
             .append_pair("client_id", &client.client_id)
-            .append_pair("redirect_uri", &listener.redirect_uri)
+            .append_pair("redirect_uri", &redirect_uri)
             .append_pair("code_challenge", &challenge_s256(&verifier))
             .append_pair("code_challenge_method", "S256")
             .append_pair("state", &state)
@@ -151,17 +163,22 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
             q.append_pair("scope", s);
         }
     }
-    let redirect_uri = listener.redirect_uri.clone();
-    let waiting = tokio::spawn(listener.wait(l.wait));
-    if l.headless {
-        follow(&http, &auth, &redirect_uri).await?;
+    let check =
+        |p: &std::collections::HashMap<String, String>| check_redirect(p, &state, &d, &hint);
+    let waiting = listener.wait(l.wait, &hint, &check);
+    let code = if l.headless {
+        tokio::pin!(waiting);
+        tokio::select! {
+            code = &mut waiting => code?,
+            followed = follow(&http, &auth, &redirect_uri, &hint) => {
+                followed?;
+                waiting.await?
+            }
+        }
     } else {
         show(auth.as_str());
-    }
-    let params = waiting
-        .await
-        .map_err(|e| AuthError::Other(format!("the redirect listener stopped: {e}")))??;
-    let code = check_redirect(&params, &state, &d)?;
+        waiting.await?
+    };
     let g = token::exchange(
         &http,
         &d.server.token_endpoint,
@@ -171,7 +188,13 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
         &redirect_uri,
         &d.resource,
     )
-    .await?;
+    .await
+    .map_err(|e| match e {
+        AuthError::Token(why) if loopback::about_redirect(&why) => {
+            AuthError::Token(format!("{why}; {hint}"))
+        }
+        e => e,
+    })?;
     let now = crate::clock::now().unix_timestamp();
     let tokens = Tokens {
         resource: l.url.to_string(),
@@ -182,6 +205,9 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
         refresh_token: g.refresh_token,
         expires_at: g.expires_in.map(|s| now + s as i64),
         scope: g.scope.or(scope),
+        issued_at: Some(now),
+        demanded_scope: None,
+        refresh_refused: None,
     };
     store::save(l.dir, &tokens).map_err(|e| {
         AuthError::Other(format!(
@@ -193,24 +219,36 @@ pub async fn login(l: Login<'_>, show: &(dyn Fn(&str) + Sync)) -> Result<Tokens,
 }
 
 /// Headless: GETs the authorization URL without following redirects and delivers its
-/// `Location` to our loopback listener (only there: nothing else is fetched).
-async fn follow(http: &reqwest::Client, auth: &Url, redirect_uri: &str) -> Result<(), AuthError> {
+/// `Location` to our loopback listener (only there: nothing else is fetched). An answer that is
+/// not a redirect is an error page: its text is shown, with `hint` when it is about the redirect.
+async fn follow(
+    http: &reqwest::Client,
+    auth: &Url,
+    redirect_uri: &str,
+    hint: &str,
+) -> Result<(), AuthError> {
     let resp = http.get(auth.clone()).send().await.map_err(|e| {
         AuthError::Redirect(format!(
             "never came: the authorization endpoint is unreachable: {e}"
         ))
     })?;
-    let location = resp
+    let Some(location) = resp
         .headers()
         .get("location")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string)
-        .ok_or_else(|| {
-            AuthError::Redirect(format!(
-                "never came: the authorization endpoint answered HTTP {} without approving",
-                resp.status().as_u16()
-            ))
-        })?;
+    else {
+        let status = resp.status().as_u16();
+        let body = super::error_text(&resp.text().await.unwrap_or_default());
+        let about = if loopback::about_redirect(&body) {
+            format!(": {body}; {hint}")
+        } else {
+            String::new()
+        };
+        return Err(AuthError::Redirect(format!(
+            "never came: the authorization endpoint answered HTTP {status} without approving{about}"
+        )));
+    };
     if !location.starts_with(redirect_uri) {
         return Err(AuthError::Redirect(
             "went somewhere other than mws's loopback listener".into(),
@@ -223,11 +261,13 @@ async fn follow(http: &reqwest::Client, auth: &Url, redirect_uri: &str) -> Resul
     Ok(())
 }
 
-/// The code from the redirect's parameters, after checking `state`, `error` and `iss`.
+/// The code from the redirect's parameters, after checking `state`, `error` (with `hint` when it
+/// is about the redirect URI) and `iss`.
 pub fn check_redirect(
     params: &std::collections::HashMap<String, String>,
     state: &str,
     d: &discover::Discovered,
+    hint: &str,
 ) -> Result<String, AuthError> {
     if params.get("state").map(String::as_str) != Some(state) {
         return Err(AuthError::Redirect(
@@ -241,7 +281,14 @@ pub fn check_redirect(
             .get("error_description")
             .map(|d| format!(": {d}"))
             .unwrap_or_default();
-        return Err(AuthError::Redirect(format!("reported an error: {e}{d}")));
+        let about = if loopback::about_redirect(&format!("{e}{d}")) {
+            format!("; {hint}")
+        } else {
+            String::new()
+        };
+        return Err(AuthError::Redirect(format!(
+            "reported an error: {e}{d}{about}"
+        )));
     }
     match params.get("iss") {
         Some(iss) if iss != &d.issuer => {
@@ -262,80 +309,6 @@ pub fn check_redirect(
         .get("code")
         .cloned()
         .ok_or_else(|| AuthError::Redirect("carried no authorization code".into()))
-}
-
-/// New tokens for stored ones from their refresh token, written back; `RefreshRefused` when the
-/// authorization server no longer accepts it (a new login is needed).
-pub async fn refresh(dir: &Path, old: &Tokens) -> Result<Tokens, AuthError> {
-    // Several mws processes (one per client session) share the store: one refreshes, the others
-    // take what it wrote (a rotated refresh token would be refused the second time).
-    let _held = hold_refresh_lock(dir).await?;
-    let newer = store::load(dir, &old.resource).filter(|t| t.access_token != old.access_token);
-    if let Some(t) = newer {
-        return Ok(t);
-    }
-    let Some(rt) = &old.refresh_token else {
-        return Err(AuthError::RefreshRefused(
-            "no refresh token was issued".into(),
-        ));
-    };
-    let g = token::refresh(
-        &super::client(),
-        &old.token_endpoint,
-        &old.client,
-        rt,
-        &old.resource,
-    )
-    .await?;
-    let now = crate::clock::now().unix_timestamp();
-    let t = Tokens {
-        access_token: g.access_token,
-        refresh_token: g.refresh_token.or_else(|| old.refresh_token.clone()),
-        expires_at: g.expires_in.map(|s| now + s as i64),
-        scope: g.scope.or_else(|| old.scope.clone()),
-        ..old.clone()
-    };
-    store::save(dir, &t).map_err(|e| {
-        AuthError::Other(format!("cannot write {}: {e}", store::path(dir).display()))
-    })?;
-    Ok(t)
-}
-
-/// The lock file that makes one refresh at a time across processes (beside `oauth.json`).
-const REFRESH_LOCK: &str = "oauth.lock";
-
-/// How often a refresh waiting for another process's retries the lock.
-const REFRESH_LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(50);
-
-/// Waits (at most one request's budget and a little more) for the refresh lock.
-async fn hold_refresh_lock(dir: &Path) -> Result<std::fs::File, AuthError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let path = dir.join(REFRESH_LOCK);
-    let fail = |e: String| AuthError::Other(format!("cannot lock {}: {e}", path.display()));
-    crate::private_file::create_dir(dir).map_err(|e| fail(e.to_string()))?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .map_err(|e| fail(e.to_string()))?;
-    let deadline =
-        std::time::Instant::now() + std::time::Duration::from_secs(super::REQUEST_SECS + 5);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
-                tokio::time::sleep(REFRESH_LOCK_POLL).await;
-            }
-            Err(std::fs::TryLockError::WouldBlock) => {
-                return Err(fail("another mws process held it too long".into()));
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(fail(e.to_string())),
-        }
-    }
 }
 
 #[cfg(test)]

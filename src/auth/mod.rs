@@ -1,12 +1,17 @@
 //! mws as an OAuth 2.1 client of a remote MCP server (the MCP authorization spec, both eras):
 //! discovery (`discover.rs`), client registration (`register.rs`), the authorization-code flow
-//! with PKCE and its loopback redirect (`flow.rs`, `loopback.rs`), token requests (`token.rs`) and
-//! the token file (`store.rs`). Must not log or print a token, a code or a client secret, and
+//! with PKCE and its loopback redirect (`flow.rs`, `loopback.rs`), token requests (`token.rs`),
+//! the token file (`store.rs`) and its refresh and marks (`refresh.rs`). Must not log or print a token, a code or a client secret, and
 //! must not send a token to any URL but the server it was issued for.
 
 pub mod discover;
+#[cfg(test)]
+pub mod fake_as;
+#[cfg(test)]
+mod finish_tests;
 pub mod flow;
 pub mod loopback;
+pub mod refresh;
 pub mod register;
 pub mod store;
 pub mod token;
@@ -19,7 +24,7 @@ use serde::Deserialize;
 pub const HEADLESS_ENV: &str = "MWS_OAUTH_HEADLESS";
 
 /// `oauth` of a server entry (docs/configuration.md#oauth): a pre-registered client, the scopes to
-/// ask for, or a client ID metadata document URL.
+/// ask for, a client ID metadata document URL, or a fixed loopback redirect URI.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OAuthConfig {
@@ -32,6 +37,16 @@ pub struct OAuthConfig {
     /// An HTTPS URL where mws's client ID metadata document is published; used as the client id
     /// when the authorization server supports such documents.
     pub client_metadata_url: Option<String>,
+    /// The loopback redirect URI registered for a pre-registered client (`http://127.0.0.1:PORT/
+    /// path`), checked by `loopback::check_redirect_uri` when read; unset: a random port.
+    #[serde(default, deserialize_with = "redirect_uri")]
+    pub redirect_uri: Option<String>,
+}
+
+fn redirect_uri<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let s = String::deserialize(d)?;
+    loopback::check_redirect_uri(&s).map_err(serde::de::Error::custom)?;
+    Ok(Some(s))
 }
 
 /// Why a login or a token request failed; shown after the server's name.
@@ -43,8 +58,14 @@ pub enum AuthError {
     Registration(String),
     #[error("the authorization redirect {0}")]
     Redirect(String),
-    #[error("no redirect arrived within {0}s (was the browser closed?); run `mws login` again")]
-    Timeout(u64),
+    /// No redirect came back: the browser was closed, or the authorization server showed an error
+    /// page (a refused redirect URI never comes back); the second field names the redirect URI
+    /// and its setting (`loopback::hint`).
+    #[error(
+        "no redirect arrived within {0}s: the browser was closed, or the authorization server \
+         refused the redirect URI and showed an error instead ({1}); run `mws login` again"
+    )]
+    Timeout(u64, String),
     #[error("the token endpoint {0}")]
     Token(String),
     /// The refresh token was refused: only a new login helps.

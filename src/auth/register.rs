@@ -97,10 +97,19 @@ pub async fn client(
     let status = resp.status();
     let text = resp.text().await.unwrap_or_default();
     if !status.is_success() {
+        let why = super::error_text(&text);
+        // RFC 7591's `invalid_redirect_uri`, or a description naming the redirect URI.
+        let about = if super::loopback::about_redirect(&why) {
+            format!(
+                "; the redirect URI was {redirect_uri}: set `oauth.redirectUri` to a loopback \
+                 URI it accepts, or register a client by hand (`oauth.clientId`)"
+            )
+        } else {
+            String::new()
+        };
         return Err(AuthError::Registration(format!(
-            "{endpoint} answered HTTP {}: {}",
+            "{endpoint} answered HTTP {}: {why}{about}",
             status.as_u16(),
-            super::error_text(&text)
         )));
     }
     #[derive(Deserialize)]

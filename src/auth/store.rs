@@ -1,7 +1,8 @@
 //! The token file of one server (`oauth.json` in its state dir, 0600 via `private_file`): the
-//! tokens, when they expire, the client they were issued to and the resource they are bound to.
-//! Must not hand a token out for any resource but the one it was issued for, and must not
-//! print a token or a secret (`Debug` leaves them out).
+//! tokens, when they were issued and expire (and so when to refresh them), the client they were
+//! issued to, the resource they are bound to, the scopes a server demanded since (step-up), and a
+//! refresh the authorization server refused. Must not hand a token out for any resource but the
+//! one it was issued for, and must not print a token or a secret (`Debug` leaves them out).
 
 use std::path::{Path, PathBuf};
 
@@ -29,7 +30,24 @@ pub struct Tokens {
     pub expires_at: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub scope: Option<String>,
+    /// Unix seconds when the access token was granted; with `expires_at`, its lifetime.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub issued_at: Option<i64>,
+    /// Scopes a server asked for (403 `insufficient_scope`) since these tokens were granted: the
+    /// next login asks for them too.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub demanded_scope: Option<String>,
+    /// Why the authorization server refused the refresh token: no refresh is tried again until a
+    /// login writes new tokens (which have no such mark).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub refresh_refused: Option<String>,
 }
+
+/// Percent of an access token's lifetime (`expires_at - issued_at`) after which it is refreshed
+/// before being sent. Lowering it refreshes more often; raising it toward 100 leaves less time
+/// for the refresh before the token expires (a token stored without `issued_at` is refreshed
+/// when it has expired).
+pub const REFRESH_AT_PERCENT: i64 = 80;
 
 impl std::fmt::Debug for Tokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -38,14 +56,37 @@ impl std::fmt::Debug for Tokens {
             .field("issuer", &self.issuer)
             .field("expires_at", &self.expires_at)
             .field("scope", &self.scope)
+            .field("demanded_scope", &self.demanded_scope)
+            .field("refresh_refused", &self.refresh_refused)
             .finish_non_exhaustive()
     }
 }
 
 impl Tokens {
-    /// Whether the access token is past (or within `margin` seconds of) its expiry at `now`.
-    pub fn expiring(&self, now: i64, margin: i64) -> bool {
-        self.expires_at.is_some_and(|t| t - margin <= now)
+    /// Whether the access token has expired at `now`.
+    pub fn expired(&self, now: i64) -> bool {
+        self.expires_at.is_some_and(|t| t <= now)
+    }
+
+    /// Whether the access token should be refreshed before it is sent at `now`:
+    /// `REFRESH_AT_PERCENT` of its lifetime has passed (or, without `issued_at`, it expired).
+    pub fn refresh_due(&self, now: i64) -> bool {
+        match (self.issued_at, self.expires_at) {
+            (Some(from), Some(to)) if to > from => {
+                now >= from + (to - from) * REFRESH_AT_PERCENT / 100
+            }
+            _ => self.expired(now),
+        }
+    }
+
+    /// The scopes held and the scopes demanded since, as one `scope` value.
+    pub fn wanted_scope(&self) -> Option<String> {
+        super::join_scopes(
+            self.scope
+                .iter()
+                .chain(&self.demanded_scope)
+                .map(String::as_str),
+        )
     }
 }
 
@@ -95,6 +136,9 @@ mod tests {
             refresh_token: Some("rt-value".into()),
             expires_at: Some(100),
             scope: None,
+            issued_at: None,
+            demanded_scope: None,
+            refresh_refused: None,
         }
     }
 
@@ -114,8 +158,32 @@ mod tests {
         assert!(
             !shown.contains("at-value") && !shown.contains("rt-value") && !shown.contains("s3cret")
         );
-        assert!(t.expiring(40, 60) && !t.expiring(39, 60));
+        assert!(t.expired(100) && !t.expired(99));
         assert!(remove(dir.path()).unwrap());
         assert!(!remove(dir.path()).unwrap());
+    }
+
+    /// A token is refreshed once `REFRESH_AT_PERCENT` of its lifetime has passed, however short
+    /// the lifetime: a 60 s token is sent as it is for 48 s.
+    #[test]
+    fn refresh_is_due_at_a_fraction_of_the_lifetime() {
+        for (issued, expires, now, due) in [
+            (Some(1000), Some(1060), 1047, false),
+            (Some(1000), Some(1060), 1048, true),
+            (Some(1000), Some(1010), 1007, false),
+            (Some(1000), Some(1010), 1008, true),
+            (Some(1000), Some(4600), 3879, false),
+            (Some(1000), Some(4600), 3880, true),
+            (None, Some(1060), 1059, false),
+            (None, Some(1060), 1060, true),
+            (Some(1000), None, 999_999, false),
+        ] {
+            let t = Tokens {
+                issued_at: issued,
+                expires_at: expires,
+                ..tokens("https://m/mcp")
+            };
+            assert_eq!(t.refresh_due(now), due, "{issued:?} {expires:?} {now}");
+        }
     }
 }

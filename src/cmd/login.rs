@@ -1,6 +1,7 @@
 //! `mws login <server>` and `mws logout <server>`: find the server's HTTP entry and state dir,
-//! run the OAuth login (`auth::flow`) opening the browser (or printing the URL), report the
-//! scopes granted and the expiry; logout removes the token file. Must not print a token.
+//! run the OAuth login (`auth::flow`) opening the browser (or printing the URL), asking again for
+//! the scopes held and those the server demanded since (step-up), report the scopes granted and
+//! the expiry; logout removes the token file. Must not print a token.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -68,6 +69,14 @@ pub fn login(config: Option<&std::path::Path>, args: LoginArgs) -> CmdResult {
     crate::private_file::create_dir(&dir)
         .with_context(|| format!("cannot create {}", dir.display()))?;
     let oauth = http.oauth.clone().unwrap_or_default();
+    let stored = store::load(&dir, &http.url);
+    if let Some(demanded) = stored.as_ref().and_then(|t| t.demanded_scope.as_deref()) {
+        eprintln!(
+            "server \"{}\" asked for more scope ({demanded}) since the last login: this login \
+             asks for it too",
+            args.server
+        );
+    }
     let no_browser = args.no_browser;
     let show = move |url: &str| {
         if no_browser || !open_browser(url) {
@@ -82,7 +91,7 @@ pub fn login(config: Option<&std::path::Path>, args: LoginArgs) -> CmdResult {
         oauth: &oauth,
         dir: &dir,
         challenge: None,
-        previous_scope: None,
+        previous_scope: stored.and_then(|t| t.wanted_scope()),
         wait: Duration::from_secs(args.timeout),
         headless: auth::headless(),
     };

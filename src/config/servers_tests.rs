@@ -64,6 +64,21 @@ fn bad_servers_messages() {
              `command`",
         ),
         (
+            r#"{"servers": {"a": {"url": "https://h/mcp", "oauth": {"clientId": "c", "redirectUri": "http://127.0.0.1:8976/callback"}}}}"#,
+            "ok 1",
+        ),
+        (
+            r#"{"servers": {"a": {"url": "https://h/mcp", "oauth": {"redirectUri": "http://example.com:8976/cb"}}}}"#,
+            "1:97: `servers.a.oauth.redirectUri`: \"http://example.com:8976/cb\" is not on \
+             loopback: mws listens for the redirect on 127.0.0.1, [::1] or localhost only",
+        ),
+        (
+            r#"{"servers": {"a": {"url": "https://h/mcp", "oauth": {"redirectUri": "http://localhost:0/cb"}}}}"#,
+            "1:92: `servers.a.oauth.redirectUri`: \"http://localhost:0/cb\" has port 0; the port \
+             must be 1–65535; write the redirect URI registered with the client, as in \
+             http://127.0.0.1:8976/callback",
+        ),
+        (
             r#"{"servers": {"a": {"url": "https://h/mcp", "oauth": {"clientID": "c"}}}}"#,
             "1:63: `servers.a.oauth.clientID`: unknown field, did you mean `clientId`?",
         ),

@@ -201,16 +201,23 @@ pub fn database(config: &Config) -> Check {
     }
 }
 
-/// State files must be 0600: they say which tools this user calls and when.
+/// State files must be 0600: they say which tools this user calls and when, and the token files
+/// (`oauth.json`, the single upstream's and each server's) hold OAuth tokens and client secrets.
 pub fn permissions(config: &Config) -> Option<Check> {
     let db = config.db_path();
-    let files: Vec<PathBuf> = vec![
+    let mut files: Vec<PathBuf> = vec![
         db.clone(),
         PathBuf::from(format!("{}-wal", db.display())),
         PathBuf::from(format!("{}-shm", db.display())),
         config.catalog_path(),
         config.working_set_path(),
+        crate::auth::store::path(&config.state_dir),
     ];
+    files.extend(
+        config.servers.iter().map(|s| {
+            crate::auth::store::path(&crate::upstream::fleet::server_dir(config, &s.name))
+        }),
+    );
     let present: Vec<(PathBuf, u32)> = files
         .into_iter()
         .filter_map(|f| mode(&f).map(|m| (f, m)))

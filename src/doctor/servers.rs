@@ -55,8 +55,30 @@ fn with_login(mut c: Check, config: &Config, s: &ServerState) -> Check {
         .as_deref()
         .is_some_and(|e| e.contains("needs a login"));
     if needs {
-        c.fix = Some(format!("run `mws login {}`", s.name));
+        c = refused(c, tokens.is_some() || has_authorization(h), &s.name);
     }
+    c
+}
+
+/// Whether the entry sends its own `Authorization` header.
+fn has_authorization(h: &crate::config::HttpUpstream) -> bool {
+    h.headers
+        .keys()
+        .any(|k| k.eq_ignore_ascii_case("authorization"))
+}
+
+/// A server that answered 401 or 403 did answer: it "refuses the token" (one was sent) or "needs
+/// a login" (none was) rather than being "not reachable", and the fix is `mws login <name>`.
+pub fn refused(mut c: Check, token_sent: bool, name: &str) -> Check {
+    if let Some(head) = c.summary.strip_suffix(": not reachable") {
+        let what = if token_sent {
+            "refuses the token"
+        } else {
+            "needs a login"
+        };
+        c.summary = format!("{head}: {what}");
+    }
+    c.fix = Some(format!("run `mws login {name}`"));
     c
 }
 
@@ -71,7 +93,8 @@ pub fn with_upstream_login(mut c: Check, config: &Config) -> Check {
         c = c.detail(line);
     }
     if c.details.iter().any(|d| d.contains("needs a login")) {
-        c.fix = Some(format!("run `mws login {}`", crate::upstream::LOGIN_NAME));
+        let sent = tokens.is_some() || has_authorization(h);
+        c = refused(c, sent, crate::upstream::LOGIN_NAME);
     }
     c
 }
@@ -100,7 +123,7 @@ pub fn login_state(
                 .map(crate::clock::fmt)
                 .unwrap_or_default();
             let past = if at <= now { "expired" } else { "expires" };
-            let refresh = if t.refresh_token.is_some() {
+            let refresh = if t.refresh_token.is_some() && t.refresh_refused.is_none() {
                 " (refreshed as needed)"
             } else {
                 ""
@@ -108,7 +131,16 @@ pub fn login_state(
             format!("its token {past} {when}{refresh}")
         }
     };
-    Some(format!("logged in with OAuth{scope}; {until}"))
+    let mut line = format!("logged in with OAuth{scope}; {until}");
+    if t.refresh_refused.is_some() {
+        line.push_str("; its refresh token was refused: log in again");
+    }
+    if let Some(d) = &t.demanded_scope {
+        line.push_str(&format!(
+            "; it asked for more scope ({d}): log in again (the login asks for it)"
+        ));
+    }
+    Some(line)
 }
 
 /// One server's check.
@@ -240,6 +272,9 @@ mod tests {
             refresh_token: None,
             expires_at: Some(100),
             scope: Some("read".into()),
+            issued_at: None,
+            demanded_scope: None,
+            refresh_refused: None,
         };
         assert_eq!(login_state(None, false, 0), None);
         assert_eq!(
@@ -256,6 +291,20 @@ mod tests {
             Some(
                 "logged in with OAuth, scopes read; its token has expired and cannot be refreshed: log in again"
             )
+        );
+        let marked = crate::auth::store::Tokens {
+            refresh_token: Some("r".into()),
+            refresh_refused: Some("invalid_grant".into()),
+            demanded_scope: Some("write".into()),
+            ..t
+        };
+        let line = login_state(Some(&marked), true, 200).unwrap();
+        assert!(
+            line.ends_with(
+                "its token expired 1970-01-01T00:01:40.000Z; its refresh token was refused: log \
+                 in again; it asked for more scope (write): log in again (the login asks for it)"
+            ),
+            "{line}"
         );
     }
 }

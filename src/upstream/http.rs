@@ -229,7 +229,7 @@ impl Wire for HttpWire {
         let mut tries = 0;
         let resp = loop {
             if let Some(a) = &self.auth {
-                a.before().await;
+                a.before().await?;
             }
             let sent = self.auth.as_ref().and_then(auth::Auth::current);
             let resp = self

@@ -1,18 +1,17 @@
 //! The OAuth side of the HTTP wire: the stored token as `Authorization: Bearer` (only for the URL
-//! it was issued for), refreshed before it expires and on a 401; a 403 asking for more scope
-//! (or a 401 with nothing to refresh) becomes `WireError::NeedsLogin`, except in headless mode
-//! where the login (or step-up) runs here. Must not log a token.
+//! it was issued for), refreshed once most of its lifetime has passed (`store::REFRESH_AT_PERCENT`)
+//! and on a 401; a refused refresh is remembered and not tried again until a login; a 403 asking
+//! for more scope is remembered for the next login and (like a 401 with nothing to refresh)
+//! becomes `WireError::NeedsLogin`, except in headless mode where the login (or step-up) runs
+//! here. Must not log a token.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 
-use crate::auth::{self, discover, flow, store};
+use crate::auth::{self, AuthError, discover, flow, refresh, store};
 use crate::upstream::wire::WireError;
-
-/// Seconds before expiry at which a token is refreshed rather than sent.
-const REFRESH_MARGIN_SECS: i64 = 60;
 /// Times one request is sent with a refreshed token or after a step-up login before it fails;
 /// raising it lets a server that keeps asking for more scope loop longer.
 pub(super) const MAX_TRIES: u32 = 3;
@@ -110,20 +109,47 @@ impl Auth {
         }
     }
 
-    /// Refreshes a token that is about to expire (a failure is left to the 401 that follows).
-    pub async fn before(&self) {
+    /// "the refresh token was refused; run `mws login <name>` (why)": at once, without asking
+    /// the authorization server again.
+    fn refused(&self, why: &str) -> WireError {
+        WireError::NeedsLogin(format!(
+            "the refresh token was refused; run `mws login {}` ({why}; it is not tried again \
+             until a login writes new tokens)",
+            self.login
+        ))
+    }
+
+    /// Refreshes a token once most of its lifetime has passed (a failure is left to the 401 that
+    /// follows); `Err` at once when its refresh was refused and it has expired (in headless mode
+    /// the 401 that follows runs a login instead).
+    pub async fn before(&self) -> Result<(), WireError> {
         let now = crate::clock::now().unix_timestamp();
-        let Some(t) = self.stored() else { return };
-        if !t.expiring(now, REFRESH_MARGIN_SECS) || t.refresh_token.is_none() {
-            return;
+        let Some(t) = self.stored() else {
+            return Ok(());
+        };
+        if let Some(why) = &t.refresh_refused {
+            return if t.expired(now) && !auth::headless() {
+                Err(self.refused(why))
+            } else {
+                Ok(())
+            };
+        }
+        if !t.refresh_due(now) || t.refresh_token.is_none() {
+            return Ok(());
         }
         let _one = self.busy.lock().await;
-        if let Some(t) = self
-            .stored()
-            .filter(|t| t.expiring(now, REFRESH_MARGIN_SECS))
-            && let Err(e) = flow::refresh(&self.dir, &t).await
-        {
-            tracing::debug!("refreshing the token before it expires failed: {e}");
+        let Some(t) = self.stored().filter(|t| t.refresh_due(now)) else {
+            return Ok(());
+        };
+        match refresh::refresh(&self.dir, &t).await {
+            Err(AuthError::RefreshRefused(why)) if t.expired(now) && !auth::headless() => {
+                Err(self.refused(&why))
+            }
+            Err(e) => {
+                tracing::debug!("refreshing the token before it expires failed: {e}");
+                Ok(())
+            }
+            Ok(_) => Ok(()),
         }
     }
 
@@ -160,16 +186,33 @@ impl Auth {
             && let Some(t) = &now
             && t.refresh_token.is_some()
         {
-            match flow::refresh(&self.dir, t).await {
+            match refresh::refresh(&self.dir, t).await {
                 Ok(_) => return Ok(After::Retry),
+                Err(AuthError::RefreshRefused(why)) if !auth::headless() => {
+                    return Err(self.refused(&why));
+                }
                 Err(e) => tracing::debug!("refreshing the token after a 401 failed: {e}"),
             }
         }
         let why = if step_up {
-            format!(
-                "it asks for more scope ({})",
-                challenge.scope.as_deref().unwrap_or("unnamed")
-            )
+            let asked = challenge.scope.as_deref().unwrap_or("unnamed");
+            let remembered = match &challenge.scope {
+                Some(s) => refresh::remember_demanded(&self.dir, &self.url, s)
+                    .await
+                    .unwrap_or_else(|e| {
+                        tracing::debug!("remembering the scopes asked for failed: {e}");
+                        None
+                    }),
+                None => None,
+            };
+            match remembered {
+                Some(all) => {
+                    let held = now.iter().filter_map(|t| t.scope.as_deref());
+                    let next = auth::join_scopes(held.chain([all.as_str()])).unwrap_or_default();
+                    format!("it asks for more scope ({asked}); the next login asks for {next}")
+                }
+                None => format!("it asks for more scope ({asked})"),
+            }
         } else if now.is_some() {
             "its token was refused and could not be refreshed".to_string()
         } else {
@@ -191,7 +234,7 @@ impl Auth {
             oauth: &self.oauth,
             dir: &self.dir,
             challenge: Some(challenge),
-            previous_scope: now.and_then(|t| t.scope.clone()),
+            previous_scope: self.stored().and_then(|t| t.wanted_scope()),
             wait: std::time::Duration::from_secs(HEADLESS_WAIT_SECS),
             headless: true,
         };
@@ -206,3 +249,7 @@ impl Auth {
         self.stored().map(|t| t.access_token.clone())
     }
 }
+
+#[cfg(test)]
+#[path = "http_auth_tests.rs"]
+mod tests;

@@ -15,13 +15,13 @@ pub fn closed_port() -> u16 {
 }
 
 /// A temp home with a private state dir and a config; `extra` is spliced into the config object.
-struct Setup {
-    dir: tempfile::TempDir,
-    config: PathBuf,
-    state: PathBuf,
+pub(crate) struct Setup {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) config: PathBuf,
+    pub(crate) state: PathBuf,
 }
 
-fn setup(upstream_port: u16, listen_port: u16, extra: &str) -> Setup {
+pub(crate) fn setup(upstream_port: u16, listen_port: u16, extra: &str) -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     std::fs::create_dir(&state).unwrap();
@@ -40,7 +40,7 @@ fn setup(upstream_port: u16, listen_port: u16, extra: &str) -> Setup {
     Setup { dir, config, state }
 }
 
-fn doctor(config: &Path, home: &Path, json: bool) -> Output {
+pub(crate) fn doctor(config: &Path, home: &Path, json: bool) -> Output {
     let mut cmd = mws();
     cmd.arg("--config").arg(config).arg("doctor");
     if json {
@@ -60,7 +60,7 @@ fn doctor(config: &Path, home: &Path, json: bool) -> Output {
 
 /// The output's lines with runs of spaces collapsed (the name column's width depends on which
 /// checks ran).
-fn lines(out: &Output) -> Vec<String> {
+pub(crate) fn lines(out: &Output) -> Vec<String> {
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -68,7 +68,7 @@ fn lines(out: &Output) -> Vec<String> {
 }
 
 /// Asserts that `want` appears as consecutive lines.
-fn has(out: &Output, want: &[String]) {
+pub(crate) fn has(out: &Output, want: &[String]) {
     let got = lines(out);
     assert!(
         got.windows(want.len()).any(|w| w == want),
@@ -194,7 +194,7 @@ fn unreachable_upstream_says_start_it() {
 }
 
 /// Serves `answer` to each of up to `n` connections, then stops (after 10 s at the latest).
-fn fake_server(answer: &'static str, n: usize) -> (u16, std::thread::JoinHandle<()>) {
+pub(crate) fn fake_server(answer: &'static str, n: usize) -> (u16, std::thread::JoinHandle<()>) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     l.set_nonblocking(true).unwrap();
     let port = l.local_addr().unwrap().port();

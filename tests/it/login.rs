@@ -1,7 +1,8 @@
 //! OAuth end to end: the Python SDK's server-side auth (tests/peers/oauth_server.py: its own
 //! authorization server approving at once, tokens expiring after 2 s, `/revoke-all`) behind the
 //! real `mws login` (headless) and `mws serve`: calls succeed with the stored token, the token is
-//! refreshed, a revoked token answers "run `mws login`" while the other server keeps answering,
+//! refreshed, a revoked token answers "the refresh token was refused; run `mws login`" while the
+//! other server keeps answering, a scope the server demanded is asked for by the next `mws login`,
 //! and the token is in no file but its own 0600 one, not in stderr, not in state.db.
 
 use std::os::unix::fs::PermissionsExt;
@@ -112,7 +113,7 @@ async fn login_serve_refresh_and_revoke() {
         call(&served.url, 1, "prot__echo", json!({"text": "hello"})).await,
         "hello"
     );
-    // The 2 s token is within the refresh margin: the next call goes with a refreshed one.
+    // The 2 s token is past 80% of its life: the next call goes with a refreshed one.
     tokio::time::sleep(Duration::from_secs(3)).await;
     assert_eq!(
         call(&served.url, 2, "prot__echo", json!({"text": "again"})).await,
@@ -130,9 +131,14 @@ async fn login_serve_refresh_and_revoke() {
         .unwrap();
     let said = call(&served.url, 3, "prot__echo", json!({"text": "x"})).await;
     assert!(
-        said.contains("server \"prot\" needs a login: run `mws login prot`"),
+        said.contains(
+            "server \"prot\" needs a login: the refresh token was refused; run `mws login prot`"
+        ),
         "{said}"
     );
+    // Not asked again: the refusal is remembered until a login.
+    let again = call(&served.url, 6, "prot__echo", json!({"text": "x"})).await;
+    assert_eq!(again, said);
     let discover = post_modern(&served.url, 5, "server/discover", json!({})).await;
     let instructions = discover["result"]["instructions"]
         .as_str()
@@ -150,6 +156,33 @@ async fn login_serve_refresh_and_revoke() {
     .await;
     assert!(time.contains("UTC"), "{time}");
     served.stop();
+
+    // A step-up the proxy remembered (`demandedScope` beside the tokens): `mws login` says so and
+    // asks for it with the scopes held.
+    let mut t: Value = serde_json::from_slice(&std::fs::read(&token_file).unwrap()).unwrap();
+    assert!(t["refreshRefused"].is_string(), "{t}");
+    t["demandedScope"] = json!("admin");
+    std::fs::write(&token_file, t.to_string()).unwrap();
+    let out = mws()
+        .args(["--config", config_path.to_str().unwrap(), "login", "prot"])
+        .args(["--timeout", "20"])
+        .env("MWS_OAUTH_HEADLESS", "1")
+        .output()
+        .unwrap();
+    let relogin = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{relogin}");
+    assert!(
+        relogin.starts_with(
+            "server \"prot\" asked for more scope (admin) since the last login: this login asks \
+             for it too\nlogged in to server \"prot\": scopes granted: mcp admin"
+        ),
+        "{relogin}"
+    );
+    let t: Value = serde_json::from_slice(&std::fs::read(&token_file).unwrap()).unwrap();
+    assert!(
+        t.get("demandedScope").is_none() && t.get("refreshRefused").is_none(),
+        "{t}"
+    );
     drop(fixture);
 
     let stderr = served.stderr.lock().unwrap().join("\n");

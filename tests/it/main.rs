@@ -6,6 +6,7 @@ mod config;
 mod day_one;
 mod demo;
 mod doctor;
+mod doctor_login;
 mod e2e;
 mod escapes;
 mod faults;

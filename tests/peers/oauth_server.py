@@ -2,7 +2,8 @@
 SDK's server-side auth: its own authorization server (dynamic registration, PKCE, refresh) whose
 authorization endpoint approves at once (redirects straight back with a code), access tokens that
 expire after EXPIRES seconds, and `POST /revoke-all` to revoke every token (no auth; loopback
-test only). Usage: oauth_server.py PORT EXPIRES. One tool: `echo`."""
+test only). Scopes: `mcp` (required) and `admin` (granted when asked for). Usage:
+oauth_server.py PORT EXPIRES. One tool: `echo`."""
 
 import secrets
 import sys
@@ -88,7 +89,7 @@ server = MCPServer(
     auth=AuthSettings(
         issuer_url=BASE,
         resource_server_url=f"{BASE}/mcp",
-        client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["mcp"],
+        client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=["mcp", "admin"],
                                                               default_scopes=["mcp"]),
         required_scopes=["mcp"],
         validate_token_resource=True,
