@@ -17,7 +17,7 @@ use crate::cli::SearchArgs;
 use crate::config::Config;
 use crate::config::search::Semantic as SemanticConfig;
 use crate::embed::Embedder;
-use crate::search::semantic::{self, Fusion, Semantic, Vectors};
+use crate::search::semantic::{Fusion, Semantic, Vectors};
 use crate::search::{
     FIELDS, Prior, QueryOptions, Reply, SearchIndex, SearchOptions, check_query, eval,
 };
@@ -90,7 +90,7 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         None if args.keywords => None,
         None => cfg.search.semantic.clone(),
     };
-    let model = semantic.and_then(|s| load_model(&s, &index));
+    let model = semantic.and_then(|s| load_model(&s, &index, cfg));
     if let Some(gold) = gold {
         let embed_query = |q: &str| {
             let (m, _) = model.as_ref()?;
@@ -137,8 +137,14 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
 }
 
 /// The configured embedder and the catalog's vectors, or `None` (keyword ranking) with the
-/// reason on stderr.
-fn load_model(semantic: &SemanticConfig, index: &SearchIndex) -> Option<(Embedder, Vectors)> {
+/// reason on stderr. The vectors come from the cache in `state.db` that `mws serve` fills too
+/// (keyed by model and tool text, whatever catalog the tool came from); only the tools it lacks
+/// are embedded, and written back.
+fn load_model(
+    semantic: &SemanticConfig,
+    index: &SearchIndex,
+    config: &Config,
+) -> Option<(Embedder, Vectors)> {
     let warn = |e: &dyn std::fmt::Display| {
         eprintln!(
             "mws search: warning: ranking by keywords only: {}",
@@ -146,19 +152,17 @@ fn load_model(semantic: &SemanticConfig, index: &SearchIndex) -> Option<(Embedde
         );
     };
     let model = Embedder::open(semantic).map_err(|e| warn(&e)).ok()?;
-    let tools = index.catalog().tools();
-    let texts: Vec<String> = tools.iter().map(semantic::tool_text).collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let start = std::time::Instant::now();
-    let vecs = model.embed(&refs).map_err(|e| warn(&e)).ok()?;
-    eprintln!(
-        "mws search: embedded {} tools in {:.1} s",
-        tools.len(),
-        start.elapsed().as_secs_f64()
-    );
-    let mut vectors = Vectors::new(vecs.first().map_or(0, Vec::len), tools.len());
-    for (d, v) in vecs.iter().enumerate() {
-        vectors.set(d, v);
+    let (vectors, done) = crate::server::embedding::catalog_vectors(&model, index, config)
+        .map_err(|e| warn(&e))
+        .ok()?;
+    if done.computed > 0 {
+        eprintln!(
+            "mws search: embedded {} tools in {:.1} s ({} from the cache)",
+            done.computed,
+            start.elapsed().as_secs_f64(),
+            done.cached
+        );
     }
     Some((model, vectors))
 }

@@ -394,6 +394,8 @@ fn search_with_the_local_model() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["results"], json!([]), "{v}");
     assert!(v["hint"].is_string());
+    // The second and third runs took every vector from the cache `mws serve` fills too.
+    assert!(!text(&out.stderr).contains("embedded"), "{}", text(&out.stderr));
 }
 
 /// A model directory that is missing or incomplete is named on stderr, and keywords still rank.
