@@ -267,4 +267,44 @@ fn after_apply_both_clients_call_two_servers_through_mws_and_a_missing_mws_is_na
         home.join(".claude.json").display()
     );
     assert!(report.stderr.contains(&warning), "{}", report.stderr);
+
+    // mws back, its config broken: Claude Code shows the server failed; doctor and every
+    // command name the file and the place.
+    if std::fs::hard_link(env!("CARGO_BIN_EXE_mws"), &mws).is_err() {
+        std::fs::copy(env!("CARGO_BIN_EXE_mws"), &mws).unwrap();
+    }
+    let config = home.join(".config/mcp-working-set/config.json");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replacen('{', "{\n  \"serverName\": 7,", 1)).unwrap();
+    let (listed, _) = claude.mcp("claude-mcp-list-bad-config", &["list"]);
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with(&format!("{SERVER}:")) && l.contains("Failed")),
+        "{listed}"
+    );
+    let doctor = run_mws(&real, &home, &project, "mws-doctor-bad-config", &["doctor"]);
+    assert_eq!(doctor.code, Some(1), "{}", doctor.stdout);
+    let bad = format!(
+        "FAIL  config        {}:2:17: not valid: `serverName`: expected a string",
+        config.display()
+    );
+    assert!(doctor.stdout.contains(&bad), "{}", doctor.stdout);
+    // Not `mws init --force`, which would drop the servers the import moved there.
+    assert!(
+        doctor
+            .stdout
+            .contains("(not `mws init --force`: it would drop the config's `servers`"),
+        "{}",
+        doctor.stdout
+    );
+    let report = run_mws(&real, &home, &project, "mws-report-bad-config", &["report"]);
+    assert_eq!(report.code, Some(2), "{}", report.stderr);
+    assert!(
+        report
+            .stderr
+            .starts_with(&format!("mws: {}:2:", config.display())),
+        "{}",
+        report.stderr
+    );
 }
