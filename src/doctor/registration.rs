@@ -33,10 +33,10 @@ struct Registered {
 /// (one the user took out or changed to a URL is not mws's to check).
 fn registered(config: &Config, config_path: &Path) -> Option<Vec<Registered>> {
     let set = backup::latest(&config.state_dir)?;
-    let saved = backup::read_set(&set).ok()?;
+    let manifest = backup::read_manifest(&set).ok()?;
     let ours = std::path::absolute(config_path).unwrap_or_else(|_| config_path.to_path_buf());
     let mut out = Vec::new();
-    for c in &saved.manifest.changes {
+    for c in &manifest.changes {
         if c.action != Action::Added || c.name != config.server_name || c.file == ours {
             continue;
         }
