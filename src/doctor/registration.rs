@@ -176,6 +176,54 @@ pub fn warnings(config: &Config, config_path: &Path) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// A state dir whose backup set says `--apply` put `toolbox` into `client` with `entry`.
+    fn registered_in(dir: &Path, client: &Path, entry: &Value) -> Config {
+        let config = Config {
+            state_dir: dir.join("state"),
+            ..Config::default()
+        };
+        let mut set = backup::Set::create(&config.state_dir, "20261201T000000Z").unwrap();
+        set.save(client, None).unwrap();
+        std::fs::write(
+            client,
+            serde_json::json!({"mcpServers": {"toolbox": entry}}).to_string(),
+        )
+        .unwrap();
+        set.record(client, &["mcpServers"], "toolbox", Action::Added);
+        set.finish().unwrap();
+        config
+    }
+
+    #[test]
+    fn a_missing_config_is_named_and_an_http_registration_is_not_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let client = dir.path().join("claude.json");
+        let exe = std::env::current_exe().unwrap();
+        let gone = dir.path().join("gone.json");
+        let entry =
+            serde_json::json!({"command": exe, "args": ["--config", gone, "serve", "--stdio"]});
+        let config = registered_in(dir.path(), &client, &entry);
+        let ours = dir.path().join("c.json");
+        assert_eq!(
+            broken(&config, &ours),
+            [Broken {
+                file: client.clone(),
+                why: format!(
+                    "`toolbox` there starts mws with the config {}, which does not exist",
+                    gone.display()
+                ),
+            }]
+        );
+        let failed = check(&config, &ours).unwrap();
+        assert_eq!(failed.status, super::super::Status::Fail, "{failed:?}");
+
+        let dir = tempfile::tempdir().unwrap();
+        let client = dir.path().join("claude.json");
+        let entry = serde_json::json!({"type": "http", "url": "http://127.0.0.1:4484/mcp"});
+        let config = registered_in(dir.path(), &client, &entry);
+        assert_eq!(check(&config, &ours), None);
+    }
+
     #[test]
     fn a_missing_or_unexecutable_program_is_named() {
         let dir = tempfile::tempdir().unwrap();
