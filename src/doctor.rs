@@ -5,6 +5,7 @@
 pub mod checks;
 pub mod definitions;
 pub mod port;
+pub mod registration;
 pub mod safety;
 pub mod semantic;
 pub mod servers;
@@ -44,7 +45,8 @@ impl Status {
 pub struct Check {
     /// `config`, `state dir`, `database`, `permissions`, `upstream` (or one `server` per server),
     /// `definitions` (only with held tools), `transcripts`, `search` (only with
-    /// `search.semantic`), `team` (only with a team database), `port`.
+    /// `search.semantic`), `team` (only with a team database), `port`, `registration` (only
+    /// after `mws setup import --apply`).
     pub name: &'static str,
     pub status: Status,
     /// One line: what was found.
@@ -138,6 +140,7 @@ pub fn diagnose(flag: Option<&Path>, now: OffsetDateTime) -> Diagnosis {
         list.extend(semantic::check(&config));
         list.extend(team::check(&config));
         list.push(port::check(&config, &config_path));
+        list.extend(registration::check(&config, &config_path));
     } else {
         list.push(Check::warn(
             "other checks",

@@ -27,6 +27,16 @@ use crate::config::{self, ConfigError, Loaded};
 pub fn main() -> i32 {
     let cli = Cli::parse();
     init_logging();
+    if matches!(
+        cli.command,
+        Command::Ingest(_)
+            | Command::Promote(_)
+            | Command::Report(_)
+            | Command::Search(_)
+            | Command::WhatIf(_)
+    ) {
+        warn_unstartable(cli.config.as_deref());
+    }
     let result = match cli.command {
         Command::Init(a) => init::run(cli.config.as_deref(), a),
         Command::Serve(a) => serve::run(cli.config.as_deref(), a),
@@ -60,6 +70,17 @@ fn init_logging() {
         .with_ansi(colour)
         .with_target(false)
         .try_init();
+}
+
+/// Says on stderr when a client registration `mws setup import --apply` made starts an mws (or a
+/// config) that is not there any more: those clients have no mws tools and hardly say why. A
+/// config that does not load is left to the command to report.
+fn warn_unstartable(flag: Option<&Path>) {
+    if let Ok(l) = config::load(flag) {
+        for w in crate::doctor::registration::warnings(&l.config, &l.path) {
+            eprintln!("mws: {}", crate::term::safe_lines(&w));
+        }
+    }
 }
 
 /// A usage error: bad flags or arguments. Exits 2.

@@ -91,7 +91,13 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
         shipper.spawn(db.clone());
     }
     let upstream = crate::upstream::connect(&config);
-    let log = LogSink::spawn(&db);
+    // A stdio client ends this process when it exits (often with a kill): rows are written at
+    // once rather than batched, so that the last call of a session is not lost.
+    let log = if stdio {
+        LogSink::spawn_write_through(&db)
+    } else {
+        LogSink::spawn(&db)
+    };
     let working_set = server::working_set::watch(&db);
     let host = config.listen.host.clone();
     let port = config.listen.port;

@@ -47,7 +47,7 @@ pub fn run(flag: Option<&Path>, args: WhatIfArgs) -> CmdResult {
         );
     }
     let tok = Tokenizer::load(kind);
-    let figures = gather(
+    let mut figures = gather(
         &store,
         &config,
         catalog.as_ref(),
@@ -56,6 +56,18 @@ pub fn run(flag: Option<&Path>, args: WhatIfArgs) -> CmdResult {
         &tok,
         &settings,
     )?;
+    // The replay's nights run at midnight: a `mws promote` now also counts today's calls, pin
+    // files, the team's priors and the working set it holds. The current setting ends with
+    // what that run lists, so that the two never disagree.
+    let (now_listed, _) =
+        super::promote::decide_now(&config, &store, catalog.as_ref(), now, false)?;
+    let names: Vec<String> = now_listed.listing.iter().map(|l| l.tool.clone()).collect();
+    if let Some(f) = figures.iter_mut().find(|f| f.current) {
+        f.end_listed_tools = names.len();
+        f.end_listed_tokens = catalog
+            .as_ref()
+            .map(|c| tokens::list_size(&tok, &listed_tools(c, &names, &config)).tokens);
+    }
     let recommended = grid::recommend(&figures);
     let span = window.span(now);
     let w = WhatIf {

@@ -45,9 +45,7 @@ pub fn config(flag: Option<&Path>) -> (Check, Option<Loaded>) {
             Check::fail(
                 "config",
                 format!("{p}:{line}:{column}: not valid: {message}"),
-                format!(
-                    "edit {p} where the message points (`mws init --force` rewrites it with the defaults)"
-                ),
+                fix_in_place(&path),
             ),
             None,
         ),
@@ -55,9 +53,7 @@ pub fn config(flag: Option<&Path>) -> (Check, Option<Loaded>) {
             Check::fail(
                 "config",
                 format!("{p} is not valid: {message}"),
-                format!(
-                    "edit {p} where the message points (`mws init --force` rewrites it with the defaults)"
-                ),
+                fix_in_place(&path),
             ),
             None,
         ),
@@ -69,6 +65,24 @@ pub fn config(flag: Option<&Path>) -> (Check, Option<Loaded>) {
             ),
             None,
         ),
+    }
+}
+
+/// The fix line of a config that does not load: edit it in place; `mws init --force` is offered
+/// only when it would not drop servers the config holds (`mws setup import --apply` writes them
+/// there; `mws setup undo`, which needs no loadable config, takes such an import back).
+fn fix_in_place(path: &Path) -> String {
+    let p = path.display();
+    let holds_servers = std::fs::read_to_string(path).is_ok_and(|t| t.contains("\"servers\""));
+    if holds_servers {
+        format!(
+            "edit {p} where the message points (not `mws init --force`: it would drop the \
+             config's `servers`; `mws setup undo` takes back a `mws setup import --apply`)"
+        )
+    } else {
+        format!(
+            "edit {p} where the message points (`mws init --force` rewrites it with the defaults)"
+        )
     }
 }
 

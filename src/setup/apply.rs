@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use super::apply_checks::{check_config, client_ready};
 use super::backup::{Action, Set};
 use super::plan::{Plan, ServerConfig, Source};
+use super::tool_policy::{self, ToolPolicy};
 use super::{Client, jsonc_edit, sources};
 
 /// How clients reach mws once it is registered.
@@ -89,11 +90,25 @@ fn entries(plan: &Plan, moved: &BTreeSet<&str>) -> BTreeMap<String, Value> {
     out
 }
 
-/// mws's config text with `servers` set (other members untouched). A config has `upstream` or
+/// The tool policies of the servers in `moved`.
+fn policies<'a>(plan: &'a Plan, moved: &BTreeSet<&str>) -> Vec<(&'a str, &'a ToolPolicy)> {
+    plan.imported
+        .iter()
+        .filter(|i| moved.contains(i.name.as_str()))
+        .map(|i| (i.name.as_str(), &i.policy))
+        .collect()
+}
+
+/// mws's config text with `servers` set (other members untouched) and the moved servers' tool
+/// settings added to `policy` (`tool_policy::add_to_config`). A config has `upstream` or
 /// `servers`, never both, so a single `upstream` goes: into the entry of the same server when one
 /// is written, under `UPSTREAM_SERVER_NAME` otherwise, marked `adoptsUpstreamHistory` so its
 /// history keeps counting; `mws init`'s placeholder (nothing listens there) is simply dropped.
-fn config_text(text: &str, servers: &BTreeMap<String, Value>) -> Result<String, String> {
+fn config_text(
+    text: &str,
+    servers: &BTreeMap<String, Value>,
+    policies: &[(&str, &ToolPolicy)],
+) -> Result<(String, Vec<tool_policy::PolicyKey>), String> {
     let mut servers = servers.clone();
     let upstream = serde_json::from_str::<Value>(&crate::config::jsonc::strip(text))
         .ok()
@@ -117,7 +132,7 @@ fn config_text(text: &str, servers: &BTreeMap<String, Value>) -> Result<String, 
     if upstream.is_some() {
         t = jsonc_edit::remove(&t, &[], "upstream")?;
     }
-    Ok(t)
+    tool_policy::add_to_config(t, policies)
 }
 
 /// The name a config's single `upstream` gets in `servers` when no client had it registered.
@@ -187,9 +202,10 @@ fn preflight<'a>(
         .map_err(at_config)?;
     let config_before = read(&target.config_path)?;
     let all: BTreeSet<&str> = moves.iter().map(|m| m.server).collect();
-    let full = config_text(
+    let (full, _) = config_text(
         &String::from_utf8_lossy(config_before.as_deref().unwrap_or_default()),
         &entries(plan, &all),
+        &policies(plan, &all),
     )
     .map_err(|e| at_config(format!("cannot add `servers`: {e}")))?;
     check_config(&full).map_err(|e| {
@@ -303,9 +319,10 @@ pub fn apply(
     }
     let servers = entries(plan, &moved);
     if !servers.is_empty() {
-        let text = config_text(
+        let (text, policy) = config_text(
             &String::from_utf8_lossy(config_before.as_deref().unwrap_or_default()),
             &servers,
+            &policies(plan, &moved),
         )?;
         super::write::with_mode(&target.config_path, text.as_bytes(), Some(0o600))
             .map_err(|e| format!("{}: {e}", target.config_path.display()))?;
@@ -318,6 +335,19 @@ pub fn apply(
         .is_ok_and(|v| v.get("upstream").is_some());
         if had_upstream {
             set.record(&target.config_path, &[], "upstream", Action::Removed);
+        }
+        for (key, had, globs) in &policy {
+            // Undo takes the list out, then puts back the one the copy holds.
+            if *had {
+                set.record(&target.config_path, &["policy"], key, Action::Removed);
+            }
+            set.record(&target.config_path, &["policy"], key, Action::Added);
+            report.done.push(format!(
+                "{}: `policy.{key}` now also has {} (the clients' tool settings of the servers \
+                 moved)",
+                target.config_path.display(),
+                globs.join(", ")
+            ));
         }
         report.done.push(format!(
             "{}: {} server(s) in `servers`: {}",

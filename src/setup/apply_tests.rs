@@ -92,8 +92,10 @@ fn the_single_upstream_goes_into_servers() {
     let t = config_text(
         "{\n  // mine\n  \"upstream\": {\"url\": \"http://127.0.0.1:4483/mcp\"}\n}\n",
         &github,
+        &[],
     )
-    .unwrap();
+    .unwrap()
+    .0;
     assert!(t.contains("// mine"), "{t}");
     assert_eq!(
         parse(&t),
@@ -103,8 +105,10 @@ fn the_single_upstream_goes_into_servers() {
     let t = config_text(
         "{\"upstream\": {\"url\": \"https://api.example.com/mcp\"}}",
         &github,
+        &[],
     )
-    .unwrap();
+    .unwrap()
+    .0;
     assert_eq!(
         parse(&t)["servers"]["github"]["adoptsUpstreamHistory"],
         json!(true)
@@ -114,8 +118,10 @@ fn the_single_upstream_goes_into_servers() {
     let t = config_text(
         "{\"upstream\": {\"command\": \"uvx\", \"args\": [\"mcp-server-time\"]}}",
         &github,
+        &[],
     )
-    .unwrap();
+    .unwrap()
+    .0;
     assert_eq!(
         parse(&t)["servers"][UPSTREAM_SERVER_NAME],
         json!({"command": "uvx", "args": ["mcp-server-time"], "adoptsUpstreamHistory": true})

@@ -197,9 +197,7 @@ pub struct Saved {
 
 /// Reads the set in `dir`, or says what is wrong with it.
 pub fn read_set(dir: &Path) -> Result<Saved, String> {
-    let text = std::fs::read(dir.join(MANIFEST)).map_err(|e| e.to_string())?;
-    let manifest: Manifest =
-        serde_json::from_slice(&text).map_err(|e| format!("{MANIFEST}: {e}"))?;
+    let manifest = read_manifest(dir)?;
     let mut copies = Vec::new();
     for e in &manifest.files {
         copies.push(match &e.backup {
@@ -214,6 +212,12 @@ pub fn read_set(dir: &Path) -> Result<Saved, String> {
         manifest,
         copies,
     })
+}
+
+/// The manifest of the set in `dir` alone (none of the copies is read).
+pub fn read_manifest(dir: &Path) -> Result<Manifest, String> {
+    let text = std::fs::read(dir.join(MANIFEST)).map_err(|e| e.to_string())?;
+    serde_json::from_slice(&text).map_err(|e| format!("{MANIFEST}: {e}"))
 }
 
 /// Marks the set in `dir` put back: renamed `<time>.undone`.

@@ -120,6 +120,7 @@ fn parse_entry(v: &Value) -> Result<(Transport, Vec<Flag>), String> {
     if o.contains_key("http_headers_helper") {
         flags.push(Flag::HeadersHelper);
     }
+    flags.extend(super::tool_policy::codex_flags(o)?);
     Ok((
         entry::finish(transport, Dialect::default(), &mut flags),
         flags,

@@ -21,6 +21,7 @@ pub mod names;
 pub mod plan;
 pub mod render;
 pub mod sources;
+pub mod tool_policy;
 pub mod undo;
 pub mod vars;
 pub mod vscode;
@@ -132,6 +133,13 @@ pub enum Flag {
     Unapproved(String),
     /// The file is tracked by git in this repository: editing it changes every clone.
     Tracked(PathBuf),
+    /// The only tools the client uses of this server (Codex `enabled_tools`).
+    EnabledTools(Vec<String>),
+    /// Tools of this server the client switched off (Codex `disabled_tools`).
+    DisabledTools(Vec<String>),
+    /// Approval settings for the server's tools, as written (Codex
+    /// `default_tools_approval_mode`, `tools.<tool>.approval_mode`).
+    Approvals(Vec<String>),
 }
 
 impl fmt::Display for Flag {
@@ -148,6 +156,9 @@ impl fmt::Display for Flag {
             Flag::ClientVariable(v) => write!(f, "client-variable:{v}"),
             Flag::Unapproved(_) => f.write_str("unapproved"),
             Flag::Tracked(_) => f.write_str("tracked-by-git"),
+            Flag::EnabledTools(_) => f.write_str("enabled-tools"),
+            Flag::DisabledTools(_) => f.write_str("disabled-tools"),
+            Flag::Approvals(_) => f.write_str("tool-approvals"),
         }
     }
 }

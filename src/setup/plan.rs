@@ -8,6 +8,7 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 
 use super::apply::Programs;
+use super::tool_policy::{self, ToolPolicy};
 use super::{
     Client, FileError, FileStatus, Findings, Flag, Found, Origin, Scope, Skipped, Transport, names,
 };
@@ -55,6 +56,9 @@ pub struct Imported {
     /// the user runs `mws login <name>`; the client's tokens are not copied.
     #[serde(rename = "needsLogin", skip_serializing_if = "std::ops::Not::not")]
     pub needs_login: bool,
+    /// Its clients' per-tool settings as mws's `policy` takes them, and what it cannot take.
+    #[serde(skip_serializing_if = "ToolPolicy::is_empty")]
+    pub policy: ToolPolicy,
 }
 
 /// A server left with its client.
@@ -211,7 +215,11 @@ pub fn plan_with(findings: Findings, options: &Options) -> Plan {
             renamed,
             sources: vec![source],
             needs_login: login,
+            policy: ToolPolicy::default(),
         });
+    }
+    for i in &mut p.imported {
+        i.policy = tool_policy::of(&i.name, &i.sources);
     }
     p
 }

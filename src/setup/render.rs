@@ -111,6 +111,23 @@ pub fn text(plan: &Plan, home: &Path) -> String {
             if i.needs_login {
                 from.push(format!("signs in with OAuth: run `mws login {}`", i.name));
             }
+            let p = &i.policy;
+            if !p.deny.is_empty() {
+                from.push(format!(
+                    "tools switched off → `policy.deny`: {}",
+                    p.deny.join(", ")
+                ));
+            }
+            if let Some(only) = &p.only {
+                from.push(format!(
+                    "only these tools used → `policy.allow`: {} (a new allow list also gets \
+                     `<name>__*` for each other server)",
+                    only.join(", ")
+                ));
+            }
+            for n in &p.not_carried {
+                from.push(format!("not carried over: {n}"));
+            }
             t.add_row(vec![i.name.clone(), kind.into(), target, from.join("\n")]);
         }
         out += &format!("{t}\n");

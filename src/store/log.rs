@@ -57,13 +57,24 @@ impl LogSink {
     /// Starts the writer thread for the database at `path`. The database is opened lazily and
     /// re-opened after a failure, so a missing or read-only state dir only costs log rows.
     pub fn spawn(path: &Path) -> LogSink {
+        LogSink::spawn_with(path, BATCH_WINDOW)
+    }
+
+    /// A log for one client that may end its mws process at any moment (a stdio client stops
+    /// its server when it exits, often with a kill): the database is opened at once and each
+    /// record is written as soon as it arrives, without a batch window.
+    pub fn spawn_write_through(path: &Path) -> LogSink {
+        LogSink::spawn_with(path, Duration::ZERO)
+    }
+
+    fn spawn_with(path: &Path, window: Duration) -> LogSink {
         let (tx, rx) = mpsc::channel();
         let path = path.to_path_buf();
         let flush_wanted = Arc::new(AtomicBool::new(false));
         let wanted = flush_wanted.clone();
         let handle = std::thread::Builder::new()
             .name("mws-log-writer".into())
-            .spawn(move || writer(path, rx, &wanted))
+            .spawn(move || writer(path, rx, &wanted, window))
             .expect("spawn log writer thread");
         LogSink {
             tx,
@@ -92,11 +103,11 @@ impl LogSink {
     }
 }
 
-/// Sleeps until `BATCH_WINDOW` has passed or a flush is asked for. The writer sleeps instead of
+/// Sleeps until `window` has passed or a flush is asked for. The writer sleeps instead of
 /// waiting on the channel: a receiver blocked in `recv_timeout` is woken by every send, which
 /// cost each call a futex wake and the writer a context switch per row.
-fn wait_out_window(flush_wanted: &AtomicBool) {
-    let deadline = Instant::now() + BATCH_WINDOW;
+fn wait_out_window(flush_wanted: &AtomicBool, window: Duration) {
+    let deadline = Instant::now() + window;
     loop {
         let now = Instant::now();
         if now >= deadline || flush_wanted.swap(false, Ordering::AcqRel) {
@@ -112,17 +123,31 @@ fn file_id(path: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
-fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool) {
+fn writer(
+    path: PathBuf,
+    rx: mpsc::Receiver<LogEvent>,
+    flush_wanted: &AtomicBool,
+    window: Duration,
+) {
     let mut store: Option<Store> = None;
     // The file the open store writes to: a deleted or replaced database would otherwise swallow
     // every later row without an error (SQLite keeps writing to the unlinked file).
     let mut opened: Option<(u64, u64)> = None;
     let mut health = super::health::Watch::new(&path);
+    if window.is_zero() {
+        // Written through: the first row must not wait for the database to open. A failure
+        // here is tried again, and said, when a record arrives.
+        if let Ok(s) = Store::open(&path).and_then(|s| s.trim_for_serving().map(|()| s)) {
+            opened = file_id(&path);
+            health.opened(opened);
+            store = Some(s);
+        }
+    }
     // The last batch was full: more rows are waiting, so the next one does not wait out a window.
     let mut backlog = false;
     while let Ok(first) = rx.recv() {
-        if !backlog && !matches!(first, LogEvent::Flush(_)) {
-            wait_out_window(flush_wanted);
+        if !backlog && !window.is_zero() && !matches!(first, LogEvent::Flush(_)) {
+            wait_out_window(flush_wanted, window);
         }
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {

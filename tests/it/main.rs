@@ -25,6 +25,7 @@ mod search;
 mod semantic;
 mod setup;
 mod setup_apply;
+mod setup_tools;
 mod support;
 mod team;
 mod tidy;

@@ -17,7 +17,7 @@ use crate::support::peer;
 use crate::support::serve::mws;
 
 /// `mws` in the project with the temp homes and `path` as PATH.
-fn mws_with(h: &Homes, path: &str, args: &[&str]) -> Output {
+pub(crate) fn mws_with(h: &Homes, path: &str, args: &[&str]) -> Output {
     let mut c: Command = mws();
     c.env_clear()
         .current_dir(&h.project)
@@ -30,7 +30,7 @@ fn mws_with(h: &Homes, path: &str, args: &[&str]) -> Output {
     run(c)
 }
 
-fn config_path(h: &Homes) -> PathBuf {
+pub(crate) fn config_path(h: &Homes) -> PathBuf {
     h.home.join(".config/mcp-working-set/config.json")
 }
 
@@ -42,7 +42,7 @@ fn snapshot(files: &[PathBuf]) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
         .collect()
 }
 
-fn text(o: &Output) -> String {
+pub(crate) fn text(o: &Output) -> String {
     format!(
         "stdout:\n{}\nstderr:\n{}",
         String::from_utf8_lossy(&o.stdout),
@@ -57,13 +57,13 @@ fn jsonc_file(p: &Path) -> Value {
         .unwrap_or_else(|e| panic!("{e}\n{t}"))
 }
 
-fn json_file(p: &Path) -> Value {
+pub(crate) fn json_file(p: &Path) -> Value {
     let t = std::fs::read_to_string(p).unwrap();
     serde_json::from_str(&t).unwrap_or_else(|e| panic!("{}: {e}\n{t}", p.display()))
 }
 
 /// PATH with the test peers' `claude` and `codex` first.
-fn path_with_clis() -> String {
+pub(crate) fn path_with_clis() -> String {
     let bin = peer("tests/peers/node_modules/.bin/claude");
     let dir = bin.parent().unwrap().display().to_string();
     format!("{dir}:{}", std::env::var("PATH").unwrap_or_default())

@@ -134,3 +134,69 @@ fn bad_input_is_named() {
         "{err}"
     );
 }
+
+/// The current setting ends with what `mws promote` lists now: today's calls (after the replay's
+/// last midnight) count, and so does the working set promote already wrote.
+#[test]
+fn the_current_setting_ends_with_what_promote_lists_now() {
+    let (dir, config) = setup(false);
+    let store = Store::open(&dir.path().join("state/state.db")).unwrap();
+    let now = mws::clock::now();
+    // One tool used days ago, one first used seconds ago: promote lists both, a midnight run
+    // only the first.
+    for n in 0..6 {
+        let (tool, ago) = if n < 3 {
+            ("convert_time", time::Duration::days(2 + n))
+        } else {
+            ("get_current_time", time::Duration::seconds(n))
+        };
+        let c = Call {
+            ts: mws::clock::fmt(now - ago),
+            session_id: format!("s{n}"),
+            tool: tool.into(),
+            via: "direct".into(),
+            status: Some(Status::Ok),
+            source_key: format!("proxy:{n}"),
+            ..Call::default()
+        };
+        mws::store::log::insert_call(store.conn(), &c).unwrap();
+    }
+    let run = |args: &[&str]| -> Value {
+        let out = mws()
+            .arg("--config")
+            .arg(&config)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    for promote in [
+        &["promote", "--dry-run", "--json"][..],
+        &["promote", "--no-ingest", "--json"][..],
+    ] {
+        let decisions = run(promote);
+        let listed = decisions
+            .as_array()
+            .unwrap_or_else(|| panic!("{decisions:#}"))
+            .iter()
+            .filter(|d| d["after"] == true)
+            .count();
+        assert_eq!(listed, 2, "{decisions:#}");
+        let w = run(&["what-if", "--json"]);
+        let current = w["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["current"] == true)
+            .unwrap();
+        assert_eq!(
+            current["endListedTools"], listed,
+            "{promote:?}: {current:#}\n{decisions:#}"
+        );
+    }
+}

@@ -41,6 +41,28 @@ impl Claude {
         }
     }
 
+    /// Claude Code with `home` as HOME and `project` as its working directory (both made), its
+    /// logs in `logs`.
+    pub fn in_home(home: &Path, project: &Path, logs: &Path, model_url: &str) -> Claude {
+        std::fs::create_dir_all(home).unwrap();
+        std::fs::create_dir_all(project).unwrap();
+        Claude {
+            home: home.to_path_buf(),
+            project: project.to_path_buf(),
+            logs: logs.to_path_buf(),
+            model_url: model_url.to_string(),
+        }
+    }
+
+    /// `claude mcp ARGS` run to completion; its stdout and stderr.
+    pub fn mcp(&self, label: &str, args: &[&str]) -> (String, String) {
+        let mut c = self.command();
+        c.arg("mcp").args(args);
+        let mut p = Proc::spawn(label, c, &self.logs);
+        p.expect_success(CLI_TIMEOUT);
+        (p.stdout(), p.stderr())
+    }
+
     fn command(&self) -> Command {
         let mut c = clean_command(&peer(".bin/claude"));
         c.current_dir(&self.project)
@@ -134,25 +156,9 @@ impl Codex {
             std::fs::create_dir_all(d).unwrap();
         }
         let config = format!(
-            r#"model = "{model}"
-model_provider = "mock"
-approval_policy = "never"
-sandbox_mode = "read-only"
-
-[model_providers.mock]
-name = "mock"
-base_url = "{model_url}/v1"
-wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[mcp_servers.{server}]
-url = "{mcp_url}"
-default_tools_approval_mode = "approve"
-"#
+            "{}\n[mcp_servers.{server}]\nurl = \"{mcp_url}\"\n\
+             default_tools_approval_mode = \"approve\"\n",
+            model_config(model, model_url)
         );
         std::fs::write(codex_home.join("config.toml"), config).unwrap();
         Codex {
@@ -163,14 +169,59 @@ default_tools_approval_mode = "approve"
         }
     }
 
-    /// `codex exec --json --skip-git-repo-check PROMPT`; `label` names the log files.
-    pub fn exec(&self, label: &str, prompt: &str) -> CodexRun {
+    /// Codex with `home` as HOME, its default CODEX_HOME (`~/.codex`) holding a `config.toml`
+    /// with the mock as the model provider and no MCP server (add them with [`Codex::mcp`]).
+    pub fn in_home(
+        home: &Path,
+        project: &Path,
+        logs: &Path,
+        model: &str,
+        model_url: &str,
+    ) -> Codex {
+        let codex_home = home.join(".codex");
+        for d in [home, &codex_home, project] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        std::fs::write(
+            codex_home.join("config.toml"),
+            model_config(model, model_url),
+        )
+        .unwrap();
+        Codex {
+            home: home.to_path_buf(),
+            codex_home,
+            project: project.to_path_buf(),
+            logs: logs.to_path_buf(),
+        }
+    }
+
+    fn command(&self) -> Command {
         let mut c = clean_command(&peer(".bin/codex"));
         c.current_dir(&self.project)
             .env("HOME", &self.home)
-            .env("CODEX_HOME", &self.codex_home)
-            .args(["exec", "--json", "--skip-git-repo-check", prompt]);
+            .env("CODEX_HOME", &self.codex_home);
+        c
+    }
+
+    /// `codex mcp ARGS` run to completion.
+    pub fn mcp(&self, label: &str, args: &[&str]) {
+        let mut c = self.command();
+        c.arg("mcp").args(args);
+        Proc::spawn(label, c, &self.logs).expect_success(CLI_TIMEOUT);
+    }
+
+    /// `codex exec --json --skip-git-repo-check PROMPT` run to its end, whatever its exit.
+    pub fn exec_proc(&self, label: &str, prompt: &str) -> Proc {
+        let mut c = self.command();
+        c.args(["exec", "--json", "--skip-git-repo-check", prompt]);
         let mut p = Proc::spawn(label, c, &self.logs);
+        p.wait(CLI_TIMEOUT);
+        p
+    }
+
+    /// `codex exec --json --skip-git-repo-check PROMPT`; `label` names the log files.
+    pub fn exec(&self, label: &str, prompt: &str) -> CodexRun {
+        let mut p = self.exec_proc(label, prompt);
         p.expect_success(CLI_TIMEOUT);
         let events: Vec<Value> = p
             .stdout()
@@ -202,4 +253,26 @@ default_tools_approval_mode = "approve"
     pub fn transcripts_root(&self) -> PathBuf {
         self.codex_home.join("sessions")
     }
+}
+
+/// The top of a Codex `config.toml`: `model`, the mock as its provider, `approval_policy =
+/// "never"` (a tool not marked readOnlyHint is refused), a read-only sandbox, analytics off.
+fn model_config(model: &str, model_url: &str) -> String {
+    format!(
+        r#"model = "{model}"
+model_provider = "mock"
+approval_policy = "never"
+sandbox_mode = "read-only"
+
+[model_providers.mock]
+name = "mock"
+base_url = "{model_url}/v1"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+"#
+    )
 }

@@ -5,6 +5,7 @@
 //! The tests run one at a time (they are heavy on two cores). `E2E_KEEP=1` keeps the temp dirs
 //! (logs, homes, transcripts, the model's request log) and prints where they are.
 
+mod after_apply;
 mod clients;
 mod model;
 mod mws;

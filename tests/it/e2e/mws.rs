@@ -182,28 +182,33 @@ impl Mws {
 
     /// The `calls` rows for `tool`: `(session_id, via, ok, client_call_id)`, in id order.
     pub fn calls(&self, tool: &str) -> Vec<CallRow> {
-        let db = rusqlite::Connection::open_with_flags(
-            self.state_dir.join("state.db"),
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        calls_in(&self.state_dir, tool)
+    }
+}
+
+/// The `calls` rows for `tool` in the `state.db` of `state_dir`, in id order.
+pub fn calls_in(state_dir: &Path, tool: &str) -> Vec<CallRow> {
+    let db = rusqlite::Connection::open_with_flags(
+        state_dir.join("state.db"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    let mut stmt = db
+        .prepare(
+            "SELECT session_id, via, ok, client_call_id FROM calls WHERE tool = ?1 ORDER BY id",
         )
         .unwrap();
-        let mut stmt = db
-            .prepare(
-                "SELECT session_id, via, ok, client_call_id FROM calls WHERE tool = ?1 ORDER BY id",
-            )
-            .unwrap();
-        stmt.query_map([tool], |r| {
-            Ok(CallRow {
-                session_id: r.get(0)?,
-                via: r.get(1)?,
-                ok: r.get::<_, i64>(2)? == 1,
-                client_call_id: r.get(3)?,
-            })
+    stmt.query_map([tool], |r| {
+        Ok(CallRow {
+            session_id: r.get(0)?,
+            via: r.get(1)?,
+            ok: r.get::<_, i64>(2)? == 1,
+            client_call_id: r.get(3)?,
         })
-        .unwrap()
-        .map(Result::unwrap)
-        .collect()
-    }
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
 }
 
 /// One row of `calls`, as the tests check it.

@@ -194,3 +194,83 @@ async fn a_slow_starting_server_is_waited_for_on_a_first_start() {
         }
     }
 }
+
+/// Threads kept busy while `mws doctor` runs, to load the machine's cores (it has two). Raising
+/// it loads the machine harder; the doctor run stays correct, only slower.
+const LOAD_THREADS: usize = 4;
+/// Longest the load runs even if doctor hangs (the loop is bounded by this).
+const LOAD_FOR: Duration = Duration::from_secs(120);
+
+/// Busy-loops `LOAD_THREADS` threads until the returned flag is set or `LOAD_FOR` passes.
+fn load_the_machine() -> (
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+    Vec<std::thread::JoinHandle<()>>,
+) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let threads = (0..LOAD_THREADS)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let until = Instant::now() + LOAD_FOR;
+                let mut x: u64 = 1;
+                while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+                    for _ in 0..100_000 {
+                        x = std::hint::black_box(
+                            x.wrapping_mul(6364136223846793005).wrapping_add(1),
+                        );
+                    }
+                }
+            })
+        })
+        .collect();
+    (stop, threads)
+}
+
+/// A first start with six stdio servers at once, two of them slow to start (3 s before they
+/// answer `initialize`), the rest a Node and three Python servers, with the default timeouts and
+/// the machine's cores kept busy: `mws doctor` finds every one reachable with its tools.
+#[test]
+fn six_stdio_servers_two_slow_pass_doctor_on_a_loaded_machine() {
+    let script = crate::support::root().join("tests/it/support/hostile_stdio.py");
+    let slow = json!({"command": "python3", "args": [script, "slowstart"],
+        "env": {"SLOW_START_S": "3"}});
+    let plain = json!({"command": "python3", "args": [script, "plain"]});
+    let everything = crate::support::server_everything();
+    let time = crate::support::mcp_server_time();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = json!({
+        "servers": {
+            "slow_a": slow, "slow_b": slow, "plain_a": plain, "plain_b": plain,
+            "everything": {"command": "node", "args": [everything, "stdio"]},
+            "time": {"command": time, "args": ["--local-timezone", "UTC"]},
+        },
+        "stateDir": dir.path().join("state"),
+        "transcripts": [],
+    });
+    std::fs::write(dir.path().join("config.json"), cfg.to_string()).unwrap();
+    let (stop, threads) = load_the_machine();
+    let out = super::hostile::command(dir.path(), "doctor");
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for t in threads {
+        t.join().unwrap();
+    }
+    for name in [
+        "slow_a",
+        "slow_b",
+        "plain_a",
+        "plain_b",
+        "everything",
+        "time",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(&format!(" {name} (")))
+            .unwrap_or_else(|| panic!("no line for {name}: {out}"));
+        assert!(
+            line.starts_with("ok") && line.contains(": reachable, "),
+            "{name}: {out}"
+        );
+    }
+    assert!(!out.contains("not reachable"), "{out}");
+}
