@@ -395,7 +395,11 @@ fn search_with_the_local_model() {
     assert_eq!(v["results"], json!([]), "{v}");
     assert!(v["hint"].is_string());
     // The second and third runs took every vector from the cache `mws serve` fills too.
-    assert!(!text(&out.stderr).contains("embedded"), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("embedded"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// A model directory that is missing or incomplete is named on stderr, and keywords still rank.
