@@ -111,11 +111,9 @@ impl Cache {
     /// Whether `definitions.json` changed since the catalog being served was reviewed (`mws
     /// tools approve` or another mws process wrote it).
     pub fn approvals_changed(&self) -> bool {
+        let now = approvals::stamp(self.dir());
         let inner = self.inner.lock().unwrap();
-        inner
-            .current
-            .as_ref()
-            .is_some_and(|c| c.stamp != approvals::stamp(self.dir()))
+        inner.current.as_ref().is_some_and(|c| c.stamp != now)
     }
 
     /// Reviews the list being served again against `definitions.json` (from `catalog.json`,
