@@ -402,6 +402,18 @@ fn words_with_non_ascii_letters_split_like_ascii_ones() {
 }
 
 #[test]
+fn a_request_in_chinese_finds_the_tool_its_chinese_description_names() {
+    let c = Catalog::new(vec![
+        json!({"name": "gitee_create_issue", "description": "在仓库中创建一个新的问题", "inputSchema": {"type": "object"}}),
+        json!({"name": "gitee_list_repos", "description": "列出用户的所有仓库", "inputSchema": {"type": "object"}}),
+        json!({"name": "maps_distance", "description": "计算两个城市之间的驾车距离", "inputSchema": {"type": "object"}}),
+    ]);
+    let ix = index(&c);
+    assert_eq!(names(&search(&ix, "创建问题"))[0], "gitee_create_issue");
+    assert_eq!(names(&search(&ix, "两个城市的距离"))[0], "maps_distance");
+}
+
+#[test]
 fn indexed_prefixes_count_characters_not_bytes() {
     for (s, chars, want) in [
         ("abcdef", 3, "abc"),

@@ -38,8 +38,9 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
 /// Splitting: any character that is not a letter or digit separates words (`_ - . / :` and
 /// spaces); inside a word, a lower→upper change (`camelCase`) and the last capital of an acronym
 /// run (`HTTPClient` → `http client`) start a new word; letters and digits split (`utf8` → `utf 8`
-/// is not done: digits stay attached, so `v2` and `s3` survive). ASCII text (nearly all tool text)
-/// takes a byte loop; other text the same rules over `char`s.
+/// is not done: digits stay attached, so `v2` and `s3` survive); a run of CJK characters, which
+/// marks no word boundaries, gives its overlapping character pairs (`for_each_cjk_part`). ASCII
+/// text (nearly all tool text) takes a byte loop; other text the same rules over `char`s.
 pub fn for_each_word<'t>(text: &'t str, mut emit: impl FnMut(&'t str)) {
     for_each_word_keyed(text, |w, _| emit(w));
 }
@@ -107,7 +108,8 @@ pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)
         }
         return;
     }
-    let mut emit = |w: &'t str| emit(w, w.bytes().fold(0u64, |k, b| k << 8 | b as u64));
+    let mut emit_one = |w: &'t str| emit(w, w.bytes().fold(0u64, |k, b| k << 8 | b as u64));
+    let mut emit = |w: &'t str| for_each_cjk_part(w, &mut emit_one);
     let mut start: Option<usize> = None;
     let mut prev = ' ';
     let mut chars = text.char_indices().peekable();
@@ -137,6 +139,49 @@ pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)
     }
     if let Some(s) = start {
         emit(&text[s..]);
+    }
+}
+
+/// Whether `c` is written without spaces between words: Han (Chinese, Japanese kanji),
+/// Hiragana, Katakana and Hangul. Such text is searched by overlapping pairs of characters.
+fn is_cjk(c: char) -> bool {
+    matches!(c,
+        '\u{3040}'..='\u{30ff}'
+        | '\u{3400}'..='\u{4dbf}'
+        | '\u{4e00}'..='\u{9fff}'
+        | '\u{ac00}'..='\u{d7af}'
+        | '\u{f900}'..='\u{faff}'
+        | '\u{20000}'..='\u{2ffff}')
+}
+
+/// Emits `word` whole, or, where it holds CJK characters (`is_cjk`), each run of them as its
+/// overlapping character pairs (a lone character as itself; "创建问题" → 创建 建问 问题: the usual
+/// bigram split, since such text marks no word boundaries) and each other run whole.
+fn for_each_cjk_part<'t>(word: &'t str, emit: &mut impl FnMut(&'t str)) {
+    if !word.chars().any(is_cjk) {
+        emit(word);
+        return;
+    }
+    let mut chars = word.char_indices().peekable();
+    while let Some(&(start, c)) = chars.peek() {
+        let cjk = is_cjk(c);
+        let mut run = Vec::new();
+        while let Some(&(i, c)) = chars.peek() {
+            if is_cjk(c) != cjk {
+                break;
+            }
+            run.push(i);
+            chars.next();
+        }
+        let end = chars.peek().map_or(word.len(), |&(i, _)| i);
+        if !cjk || run.len() == 1 {
+            emit(&word[start..end]);
+            continue;
+        }
+        for pair in 0..run.len() - 1 {
+            let to = run.get(pair + 2).copied().unwrap_or(end);
+            emit(&word[run[pair]..to]);
+        }
     }
 }
 
@@ -227,6 +272,22 @@ pub fn stem_into(w: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cjk_text_is_split_into_character_pairs() {
+        assert_eq!(tokens("创建问题"), ["创建", "建问", "问题"]);
+        assert_eq!(tokens("新建 issue"), ["新建", "issu"]);
+        assert_eq!(
+            tokens("用GitHub创建issue"),
+            ["用", "git", "hub", "创建", "issu"]
+        );
+        assert_eq!(
+            tokens("ファイルを読む"),
+            ["ファ", "ァイ", "イル", "ルを", "を読", "読む"]
+        );
+        assert_eq!(tokens("파일 읽기"), ["파일", "읽기"]);
+        assert_eq!(tokens("café"), ["café"]);
+    }
 
     #[test]
     fn stop_words_are_sorted_for_binary_search() {
