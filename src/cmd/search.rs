@@ -108,9 +108,19 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         }
         return Ok(0);
     }
-    let qv = model
-        .as_ref()
-        .and_then(|(m, _)| m.embed(&[query.as_str()]).ok()?.pop());
+    // With every tool's vector from the cache, the query is the model's first use: its failure
+    // is said as a failed catalog embedding would be.
+    let qv = model.as_ref().and_then(|(m, _)| {
+        m.embed(&[query.as_str()])
+            .map_err(|e| {
+                eprintln!(
+                    "mws search: warning: ranking by keywords only: {}",
+                    Safe(&e.to_string())
+                )
+            })
+            .ok()?
+            .pop()
+    });
     let opts = QueryOptions {
         semantic: match (&model, &qv) {
             (Some((_, vectors)), Some(q)) => Some(Semantic {

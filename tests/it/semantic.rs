@@ -421,6 +421,19 @@ fn serve_caches_tool_vectors_across_restarts() {
     );
     write_tools(&tools_file, &tools);
     let mut served = support::serve::start_in(served.dir, &cfg, &[]);
+    // A changed definition is held until approved (docs/tool-approval.md); once it is, its new
+    // text is embedded and the others are read.
+    let state = served.dir.path().join("state");
+    let deadline = Instant::now() + READY_TIMEOUT;
+    while !mws::upstream::approvals::load(&state)
+        .unwrap()
+        .held
+        .contains_key("send_message")
+    {
+        assert!(Instant::now() < deadline, "the changed tool was not held");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    mws::upstream::approvals::approve(&state, &["send_message".into()]).unwrap();
     vectors_ready(&served, "(2 from state.db, 1 embedded)");
     served.stop();
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "3\n1\n1\n");
