@@ -1,5 +1,6 @@
 //! The one writer of mws's private files (`catalog.json`, `upstream.json`, `working-set.json`,
-//! the config `mws init` writes), the one maker of private directories (the state dir, 0700), and
+//! the config `mws init` writes), the one opener of lock files, the one maker of private
+//! directories (the state dir, 0700), and
 //! the check that the state dir is private. A file is written
 //! whole into a new temp file with an unpredictable name, created exclusively without following
 //! links (mode 0600), synced, then renamed over the target: a reader never sees half a file, and a
@@ -65,6 +66,23 @@ pub fn create_dir(dir: &Path) -> std::io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(dir)
+}
+
+/// Opens (creating it 0600, and its directory 0700) the lock file `path`, without following a
+/// link planted there, for the OS's advisory lock; the caller locks it. A lock file is never
+/// removed: a run that removed it could let another lock a new file while one still holds the old.
+pub fn open_lock(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        create_dir(dir)?;
+    }
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
 }
 
 /// Writes `body` to `target` (see the module doc), creating its parent directory (0700) first.

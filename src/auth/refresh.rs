@@ -105,19 +105,9 @@ const REFRESH_LOCK_POLL: std::time::Duration = std::time::Duration::from_millis(
 
 /// Waits (at most one request's budget and a little more) for the refresh lock.
 async fn hold_refresh_lock(dir: &Path) -> Result<std::fs::File, AuthError> {
-    use std::os::unix::fs::OpenOptionsExt;
     let path = dir.join(REFRESH_LOCK);
     let fail = |e: String| AuthError::Other(format!("cannot lock {}: {e}", path.display()));
-    crate::private_file::create_dir(dir).map_err(|e| fail(e.to_string()))?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .map_err(|e| fail(e.to_string()))?;
+    let file = crate::private_file::open_lock(&path).map_err(|e| fail(e.to_string()))?;
     let deadline =
         std::time::Instant::now() + std::time::Duration::from_secs(super::REQUEST_SECS + 5);
     loop {

@@ -32,22 +32,12 @@ pub enum LockError {
 /// Locks `state_dir/setup.lock` (creating the state dir, 0700, and the file, 0600), or says
 /// who holds it.
 pub fn hold(state_dir: &Path) -> Result<Held, LockError> {
-    use std::os::unix::fs::OpenOptionsExt;
     let path = state_dir.join(FILE);
     let io = |source| LockError::Io {
         path: path.clone(),
         source,
     };
-    crate::private_file::create_dir(state_dir).map_err(io)?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(&path)
-        .map_err(io)?;
+    let file = crate::private_file::open_lock(&path).map_err(io)?;
     match file.try_lock() {
         Ok(()) => Ok(Held { _file: file }),
         Err(std::fs::TryLockError::WouldBlock) => Err(LockError::Busy(path)),

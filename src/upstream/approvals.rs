@@ -199,33 +199,37 @@ fn entry(hash: String, definition: Value, now: &str) -> Entry {
 /// Approves the held definition of each tool in `names` (the server's own names); returns those
 /// that were held.
 pub fn approve(dir: &Path, names: &[String]) -> Result<Vec<String>, ApprovalError> {
-    let (done, written) = locked(dir, |book, _| {
-        let mut done = Vec::new();
-        for n in names {
-            if let Some(h) = book.held.remove(n) {
-                book.rejected.remove(n);
-                book.approved.insert(n.clone(), h);
-                done.push(n.clone());
-            }
-        }
-        let dirty = !done.is_empty();
-        (done, dirty)
-    })?;
-    written?;
-    Ok(done)
+    decide(dir, names, |book, n| {
+        let h = book.held.remove(n)?;
+        book.rejected.remove(n);
+        book.approved.insert(n.to_string(), h);
+        Some(())
+    })
 }
 
 /// Rejects the held definition of each tool in `names`: it stays held (as rejected, and no longer
 /// awaiting a decision) until the server lists another definition. Returns those that were held.
 pub fn reject(dir: &Path, names: &[String]) -> Result<Vec<String>, ApprovalError> {
+    decide(dir, names, |book, n| {
+        let hash = book.held.get(n)?.hash.clone();
+        book.rejected.insert(n.to_string(), hash);
+        Some(())
+    })
+}
+
+/// Applies `one` to each name of `names` under the lock (`None`: not held, nothing changed) and
+/// writes the book when any changed; returns the names it changed.
+fn decide(
+    dir: &Path,
+    names: &[String],
+    one: impl Fn(&mut Book, &str) -> Option<()>,
+) -> Result<Vec<String>, ApprovalError> {
     let (done, written) = locked(dir, |book, _| {
-        let mut done = Vec::new();
-        for n in names {
-            if let Some(h) = book.held.get(n) {
-                book.rejected.insert(n.clone(), h.hash.clone());
-                done.push(n.clone());
-            }
-        }
+        let done: Vec<String> = names
+            .iter()
+            .filter(|n| one(book, n).is_some())
+            .cloned()
+            .collect();
         let dirty = !done.is_empty();
         (done, dirty)
     })?;
@@ -275,17 +279,7 @@ fn locked<T>(
 /// Locks `dir/definitions.lock` for the length of one change; without a lock file (a state dir
 /// mws cannot write) the change goes ahead unlocked and its write fails with the reason.
 fn lock(dir: &Path) -> Option<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    crate::private_file::create_dir(dir).ok()?;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(dir.join(LOCK))
-        .ok()?;
+    let file = crate::private_file::open_lock(&dir.join(LOCK)).ok()?;
     file.lock().ok()?;
     Some(file)
 }

@@ -57,6 +57,19 @@ fn cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `mws doctor --json`'s `definitions` check.
+fn definitions_check(dir: &Path) -> Value {
+    let (_, doctor, _) = cli(dir, &["doctor", "--json"]);
+    let doctor: Value = serde_json::from_str(&doctor).unwrap();
+    doctor["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "definitions")
+        .cloned()
+        .expect("no definitions check")
+}
+
 struct Session {
     mws: StdioServed,
     next_id: i64,
@@ -222,14 +235,7 @@ async fn a_changed_definition_is_held_until_approved_and_stays_out_when_rejected
             "no line {line:?} in:\n{out}"
         );
     }
-    let (_, doctor, _) = cli(d, &["doctor", "--json"]);
-    let doctor: Value = serde_json::from_str(&doctor).unwrap();
-    let check = doctor["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "definitions");
-    let check = check.expect("no definitions check");
+    let check = definitions_check(d);
     assert_eq!(check["status"], "warn");
     assert_eq!(
         check["summary"],
@@ -302,13 +308,8 @@ async fn a_changed_definition_is_held_until_approved_and_stays_out_when_rejected
         (rejected, true)
     );
     assert_eq!(ran(&log), ["read_file", "read_file"]);
-    let (_, doctor, _) = cli(d, &["doctor", "--json"]);
-    let doctor: Value = serde_json::from_str(&doctor).unwrap();
-    let check = doctor["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["name"] == "definitions");
+    let check = Some(definitions_check(d));
+    let check = check.as_ref();
     assert_eq!(
         (
             check.unwrap()["status"].as_str(),
