@@ -72,7 +72,12 @@ impl Claude {
             .env("DISABLE_TELEMETRY", "1")
             .env("DISABLE_AUTOUPDATER", "1")
             .env("DISABLE_ERROR_REPORTING", "1")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            // Claude Code waits at most this long (5 s unless set) for its MCP servers before the
+            // first request, then goes on without the ones still starting. On the test machine,
+            // loaded by the rest of the suite, a stdio mws and its two servers can take longer
+            // to start: these tests check what mws answers, not how fast the machine is.
+            .env("MCP_CONNECT_TIMEOUT_MS", "30000");
         c
     }
 

@@ -142,13 +142,14 @@ impl Mws {
         (decisions, tools)
     }
 
-    /// Waits until the running proxy lists `tool` (it picks up a promotion within about half a
-    /// second; a client started before that would get the old listing).
+    /// Waits (at most 30 s) until the running proxy lists `tool`: it picks up a promotion within
+    /// about half a second, and a server's tools once it has started; a client started before
+    /// that would get the old listing.
     pub fn wait_listed(&self, tool: &str) {
         let rt = tokio::runtime::Runtime::new().unwrap();
         let listed = rt.block_on(async {
             let http = reqwest::Client::new();
-            for _ in 0..100 {
+            for _ in 0..300 {
                 let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
                     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
                     "io.modelcontextprotocol/clientInfo": {"name": "e2e-test", "version": "1"},
@@ -174,10 +175,7 @@ impl Mws {
             }
             false
         });
-        assert!(
-            listed,
-            "mws serve did not list {tool} within 10 s of the promotion"
-        );
+        assert!(listed, "mws serve did not list {tool} within 30 s");
     }
 
     /// The `calls` rows for `tool`: `(session_id, via, ok, client_call_id)`, in id order.

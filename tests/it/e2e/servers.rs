@@ -35,6 +35,10 @@ fn claude_code_through_mws_calls_a_tool_of_each_of_two_servers() {
         &[ECHO, TIME],
         &[("claude-code", &claude.transcripts_root())],
     );
+    // Both servers listed before Claude Code starts: it connects to an HTTP server in the
+    // background and sends its first request without the tools of one still listing.
+    mws.wait_listed(ECHO);
+    mws.wait_listed(TIME);
     claude.add_http_server(SERVER, &mws.url);
 
     let mark = marker("claude-servers");
