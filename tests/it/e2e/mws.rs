@@ -142,7 +142,7 @@ impl Mws {
         (decisions, tools)
     }
 
-    /// Waits (at most 30 s) until the running proxy lists `tool`: it picks up a promotion within
+    /// Waits (300 tries, 100 ms apart) until the running proxy lists `tool`: it picks up a promotion within
     /// about half a second, and a server's tools once it has started; a client started before
     /// that would get the old listing.
     pub fn wait_listed(&self, tool: &str) {
@@ -175,7 +175,7 @@ impl Mws {
             }
             false
         });
-        assert!(listed, "mws serve did not list {tool} within 30 s");
+        assert!(listed, "mws serve did not list {tool} in 300 tries");
     }
 
     /// The `calls` rows for `tool`: `(session_id, via, ok, client_call_id)`, in id order.
