@@ -1,10 +1,9 @@
 //! The one writer of mws's private files (`catalog.json`, `upstream.json`, `working-set.json`,
 //! the config `mws init` writes), the one opener of lock files, the one maker of private
-//! directories (the state dir, 0700), and
-//! the check that the state dir is private. A file is written
-//! whole into a new temp file with an unpredictable name, created exclusively without following
-//! links (mode 0600), synced, then renamed over the target: a reader never sees half a file, and a
-//! link planted in the directory is never written through. Must not open `state.db` (see
+//! directories (the state dir, 0700), and the check that the state dir is private. A file is
+//! written whole into a new temp file with an unpredictable name, created exclusively without
+//! following links (mode 0600), synced, then renamed over the target: a reader never sees half a
+//! file, and a link planted in the directory is never written through. Must not open `state.db` (see
 //! `store::create_private`).
 
 use std::collections::hash_map::RandomState;

@@ -308,13 +308,9 @@ async fn a_changed_definition_is_held_until_approved_and_stays_out_when_rejected
         (rejected, true)
     );
     assert_eq!(ran(&log), ["read_file", "read_file"]);
-    let check = Some(definitions_check(d));
-    let check = check.as_ref();
+    let check = definitions_check(d);
     assert_eq!(
-        (
-            check.unwrap()["status"].as_str(),
-            check.unwrap()["summary"].as_str()
-        ),
+        (check["status"].as_str(), check["summary"].as_str()),
         (
             Some("ok"),
             Some("1 rejected tool definition(s) stay held (`mws tools held`)")
