@@ -106,7 +106,7 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     tokio::spawn(promote_on_schedule(config.clone(), upstream.clone()));
     let proxy = Proxy::new(upstream, config, working_set, Some(log.clone()));
     // Tool vectors for search, in the background: keyword ranking answers until they are ready.
-    tokio::spawn(server::embedding::keep_embedded(proxy.clone()));
+    tokio::spawn(server::proxy::search::keep_embedded(proxy.clone()));
     if stdio {
         // On the runtime's worker rather than this thread's `block_on`: the reading loop, the
         // calls and the writer then share one thread, and a call wakes no other.

@@ -1,34 +1,24 @@
-//! Serving clients (docs/protocol.md): the axum app on `/mcp` for both eras, the status page at
-//! `/`, `--stdio`, the guards (Host, Origin, body size), the meta-tools and what a client sees.
-//! Must not talk to the upstream except through `upstream::Upstream`.
+//! Serving clients (docs/protocol.md), a folder per role, each importing only those below it:
+//! `stdio/` and `http/` are the two transports (`http/` also holds the guards and the 2026
+//! envelope checks both use), `status/` the page at `/`, `answer/` how a request is answered for
+//! every transport, `proxy/` the shared state and every method of `Proxy`, `relay/` what goes back
+//! to clients beside answers (sessions, SSE, progress, logs, subscriptions, streams), and
+//! `working_set.rs` the file watcher at the ground. Must not talk to the upstream except through
+//! `upstream::Upstream`.
+//!
+//! The re-exports below keep the paths other folders, tests and the fuzz targets use.
 
 pub mod answer;
-pub mod app;
-pub mod bridge;
-mod call_meta;
-mod calls;
-pub mod embedding;
 pub mod fake_upstream;
-pub mod guard_call;
-pub mod guards;
-pub mod input;
-pub mod instructions;
-pub mod legacy;
-pub mod listing;
-pub mod logs;
-pub mod meta_tools;
-pub mod modern;
-pub mod progress;
+pub mod http;
 pub mod proxy;
-mod results_call;
-mod search_index;
-pub mod sse;
+pub mod relay;
 pub mod status;
 pub mod stdio;
-pub mod stdio_pipes;
-pub mod streams;
-pub mod subscriptions;
 pub mod working_set;
 
-pub use calls::{CLIENT_CALL_ID_KEYS, STATELESS_SESSION_GAP};
-pub use proxy::Proxy;
+pub use http::{app, guards, modern};
+pub use proxy::calls::{CLIENT_CALL_ID_KEYS, STATELESS_SESSION_GAP};
+pub use proxy::{Proxy, embedding, guard_call, listing, meta_tools};
+pub use relay::sessions as legacy;
+pub use stdio::pipes as stdio_pipes;

@@ -1,4 +1,4 @@
-//! What the proxy's methods (`proxy.rs`) use around a request: its `_meta` split into a
+//! What the proxy's methods (`mod.rs`) use around a request: its `_meta` split into a
 //! `CallContext`, the client's call id keys, the session a stateless client's calls are logged
 //! under, the shape of a meta-tool's answer. Must never log arguments, results or query text.
 
@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::catalog::Catalog;
 use crate::clock;
 use crate::mcp::{self, Caller, Era};
-use crate::server::meta_tools;
+use crate::server::proxy::meta_tools;
 use crate::upstream::{CallContext, UpstreamError};
 
 /// A stateless client (2026-07-28, or legacy without a session) starts a new session after this

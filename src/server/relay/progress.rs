@@ -2,7 +2,7 @@
 //! client that accepts SSE, is answered as an SSE stream holding the upstream's
 //! `notifications/progress` for that call, then the result. The token is swapped for one unique to
 //! this proxy on the way up and swapped back on the way down, so two clients that picked the same
-//! token each get only their own progress. `answer.rs` decides when a call is relayed; this takes
+//! token each get only their own progress. `answer/` decides when a call is relayed; this takes
 //! the upstream's notifications and the call to run, never the `Proxy`.
 
 use std::future::Future;
@@ -12,7 +12,7 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 use tokio::sync::broadcast;
 
-use crate::server::sse;
+use crate::server::relay::sse;
 use crate::upstream::Upstream;
 
 static NEXT_TOKEN: AtomicU64 = AtomicU64::new(1);

@@ -1,4 +1,4 @@
-//! Unit tests of `answer.rs`: the one rule that picks how a request is answered, as a table of
+//! Unit tests of `answer/mod.rs`: the one rule that picks how a request is answered, as a table of
 //! the cases each transport meets.
 
 use serde_json::json;

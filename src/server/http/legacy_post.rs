@@ -1,6 +1,6 @@
 //! POST in the 2025 revisions: the protocol version header checked, `initialize` minting a
 //! session, the session looked up (404 once it ended), the client's answers to our requests
-//! (`input.rs`), resource subscriptions and `logging/setLevel` kept per session, then the call
+//! (`answer/input.rs`), resource subscriptions and `logging/setLevel` kept per session, then the call
 //! answered as JSON or SSE (with progress, logs or input requests when the client can take them).
 
 use std::time::Instant;
@@ -9,11 +9,17 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 
-use super::{AppState, Request, SESSION_HEADER, error_reply, header_str, json_reply};
 use crate::mcp::{self, Caller, Era, LEGACY_VERSIONS, code, json_len};
+use crate::server::answer::input;
 use crate::server::answer::{self, Http};
-use crate::server::legacy::{MAX_SESSION_CAPABILITIES_BYTES, cap_client_name, negotiate_legacy};
-use crate::server::{input, logs, modern, subscriptions};
+use crate::server::http::modern;
+use crate::server::http::reply::{
+    AppState, Request, SESSION_HEADER, error_reply, header_str, json_reply,
+};
+use crate::server::relay::sessions::{
+    MAX_SESSION_CAPABILITIES_BYTES, cap_client_name, negotiate_legacy,
+};
+use crate::server::relay::{logs, subscriptions};
 
 pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_>) -> Response {
     let Request {

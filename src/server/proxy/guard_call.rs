@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::call::Status;
 use crate::config::{Config, Validation};
 use crate::policy::Rule;
-use crate::server::calls::text_result;
+use crate::server::proxy::calls::text_result;
 use crate::upstream::CatalogSnapshot;
 
 /// Problems named in one refusal; the rest are counted. Raising it makes refusals longer.

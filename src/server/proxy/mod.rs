@@ -1,10 +1,16 @@
 //! The proxy: its shared state and every method a transport reaches through `Proxy::handle`, for
 //! HTTP (both eras) and `--stdio` alike: `initialize`, `server/discover`, `tools/list`,
-//! `tools/call` (the meta-tools, forwarding (`call_meta.rs` has `call_tool`), and the call and search log, off the request path
+//! `tools/call` (the meta-tools, forwarding, and the call and search log, off the request path
 //! through `LogSink`, with the client's own call id and a session), and forwarding of every other
-//! method. Transports classify the era and validate headers first, and `answer.rs` picks how the
+//! method. Transports classify the era and validate headers first, and `answer/` picks how the
 //! answer travels; this only sees a JSON-RPC message and who sent it. Must not talk to the
 //! upstream except through `Upstream`, and must never log arguments, results or query text.
+//!
+//! `Proxy` and its dispatch live here; its other methods each in the file of their step:
+//! `call_meta.rs` (`call_tool`, `call_read_only_tool`), `search.rs` (`search_tools`),
+//! `results_call.rs` (big results shaped and paged). What they use, none of which knows `Proxy`:
+//! `calls.rs` (a request's `_meta`, stateless sessions), `meta_tools.rs`, `listing.rs`,
+//! `guard_call.rs`, `search_index.rs`, `embedding.rs`, `bridge.rs` and `instructions.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,22 +25,34 @@ use crate::config::Config;
 use crate::listed;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
 use crate::results::{PAGE_TOOL, Results};
-use crate::server::bridge::{self, server_info};
-use crate::server::calls::{
+use crate::server::proxy::bridge::server_info;
+use crate::server::proxy::calls::{
     CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, outage_result, split_meta,
     warn_shadowed,
 };
-use crate::server::embedding::SemanticState;
-use crate::server::guard_call::Guard;
-use crate::server::instructions::{self, Facts};
-use crate::server::legacy::negotiate_legacy;
-use crate::server::listing::listed_tools;
-use crate::server::meta_tools::{self, CALL_READ_ONLY_TOOL, CALL_TOOL, SEARCH_TOOLS};
-use crate::server::search_index::IndexCache;
+use crate::server::proxy::embedding::SemanticState;
+use crate::server::proxy::guard_call::Guard;
+use crate::server::proxy::instructions::Facts;
+use crate::server::proxy::listing::listed_tools;
+use crate::server::proxy::meta_tools::{CALL_READ_ONLY_TOOL, CALL_TOOL, SEARCH_TOOLS};
+use crate::server::proxy::search_index::IndexCache;
+use crate::server::relay::sessions::negotiate_legacy;
+use crate::server::relay::{logs, subscriptions};
 use crate::server::working_set::WorkingSet;
-use crate::server::{logs, subscriptions};
 use crate::store::LogSink;
 use crate::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
+
+pub mod bridge;
+mod call_meta;
+pub(super) mod calls;
+pub mod embedding;
+pub mod guard_call;
+pub mod instructions;
+pub mod listing;
+pub mod meta_tools;
+mod results_call;
+pub mod search;
+mod search_index;
 
 impl From<UpstreamError> for RpcError {
     fn from(e: UpstreamError) -> RpcError {
@@ -204,7 +222,7 @@ impl Proxy {
                 _ => s.name.clone(),
             })
             .collect();
-        let chosen = crate::server::listing::choose(&snap.catalog, &ws, &self.config);
+        let chosen = crate::server::proxy::listing::choose(&snap.catalog, &ws, &self.config);
         instructions::instructions(&Facts {
             catalog: &listed::searchable_view(&snap.catalog, &self.config),
             have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),
@@ -372,9 +390,10 @@ impl Proxy {
             // The upstream's own JSON-RPC error is its answer, passed on as is.
             Err(e @ UpstreamError::Rpc { .. }) => Err(e.into()),
             // Never sent: the model reads why, and that only the user can change it.
-            Err(e @ UpstreamError::Held(_)) => {
-                Ok(crate::server::calls::text_result(e.to_string(), true))
-            }
+            Err(e @ UpstreamError::Held(_)) => Ok(crate::server::proxy::calls::text_result(
+                e.to_string(),
+                true,
+            )),
             Err(e) => Ok(outage_result(tool, &e)),
         }
     }

@@ -16,7 +16,7 @@ pub use crate::catalog::exposed::{
 };
 use crate::config::Config;
 use crate::mcp::mark_always_load;
-use crate::server::instructions::backends;
+use crate::server::proxy::instructions::backends;
 
 /// How many close names an unknown-tool error suggests. Raising it lengthens the error text.
 pub const SUGGESTIONS: usize = 3;

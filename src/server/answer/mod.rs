@@ -11,9 +11,12 @@ use axum::response::Response;
 use serde_json::{Map, Value};
 
 use crate::mcp::{Caller, Era};
-use crate::server::input::{self, Pending};
-use crate::server::{Proxy, logs, progress};
+use crate::server::answer::input::Pending;
+use crate::server::proxy::Proxy;
+use crate::server::relay::{logs, progress};
 use crate::upstream::related::Level;
+
+pub mod input;
 
 /// How one request's answer travels.
 #[derive(Debug, Clone, PartialEq)]
@@ -152,5 +155,4 @@ pub async fn over_lines(
 }
 
 #[cfg(test)]
-#[path = "answer_tests.rs"]
 mod tests;

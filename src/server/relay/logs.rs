@@ -6,7 +6,7 @@
 //! the client's level and catches the messages on that call's own upstream response stream, so a
 //! client only ever gets its own call's logs. Relayed only from an HTTP upstream (or, of several
 //! servers, an HTTP one) that offers `logging` (a stdio child's messages carry nothing that ties
-//! them to a call); only then does mws advertise `logging`. `answer.rs` decides when a call is relayed; this takes the upstream and
+//! them to a call); only then does mws advertise `logging`. `answer/` decides when a call is relayed; this takes the upstream and
 //! the call to run, never the `Proxy`. Never stores or logs a message's content.
 
 use std::future::Future;
@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{broadcast, mpsc};
 
 use crate::mcp::{RpcError, code};
-use crate::server::{progress, sse};
+use crate::server::relay::{progress, sse};
 use crate::upstream::Upstream;
 use crate::upstream::related::{self, Level, LogSink};
 

@@ -13,7 +13,7 @@ use crate::config::{Config, Listing};
 use crate::listed;
 pub use crate::mcp::mark_always_load;
 use crate::report::tokens::{Tokenizer, TokenizerKind, list_size};
-use crate::server::meta_tools;
+use crate::server::proxy::meta_tools;
 
 /// A catalog more than this many times the working-set listing in bytes is taken as larger
 /// without counting tokens (tool-definition JSON runs 3 to 5 bytes per token, so counting could

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
 use crate::mcp;
-use crate::server::sse;
-use crate::server::subscriptions::{self, Held, META_SUBSCRIPTION_ID, Wants};
+use crate::server::relay::sse;
+use crate::server::relay::subscriptions::{self, Held, META_SUBSCRIPTION_ID, Wants};
 use crate::server::working_set::WorkingSet;
 use crate::upstream::Upstream;
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use crate::mcp::{self, RpcError, code};
-use crate::server::legacy::Sessions;
+use crate::server::relay::sessions::Sessions;
 use crate::upstream::Upstream;
 
 pub const UPDATED: &str = "notifications/resources/updated";

@@ -19,44 +19,24 @@ use serde_json::{Map, Value};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::mcp::{self, Caller, Era, check, code};
+use crate::mcp::{Caller, Era, check, code};
 use crate::server::answer::{self, Http};
-use crate::server::guards::{self, MAX_BODY_BYTES};
-use crate::server::legacy::Sessions;
-use crate::server::modern::{self, McpHeaders};
-use crate::server::{Proxy, input, progress, sse, streams, subscriptions};
+use crate::server::http::guards::{self, MAX_BODY_BYTES};
+use crate::server::http::modern::{self, McpHeaders};
+use crate::server::proxy::Proxy;
+use crate::server::relay::sessions::Sessions;
+use crate::server::relay::{progress, sse, streams, subscriptions};
 
-mod conn;
-mod legacy_post;
-
-pub use conn::HEADER_READ_TIMEOUT;
+pub use crate::server::http::conn::HEADER_READ_TIMEOUT;
+use crate::server::http::reply::{
+    AppState, Request, SESSION_HEADER, error_reply, header_str, json_reply,
+};
+use crate::server::http::{conn, legacy_post};
 
 /// How long a client may take to send a request body once its headers are in (408 past it).
 /// Raising it tolerates slower clients, and lets one that trickles its body hold a request that
 /// much longer.
 pub const BODY_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
-pub const SESSION_HEADER: &str = "mcp-session-id";
-
-/// What `post_mcp` read from a POST before it knew the era.
-struct Request<'a> {
-    headers: &'a HeaderMap,
-    id: Value,
-    /// The client accepts an SSE reply (`progress::accepts_sse`).
-    accepts_sse: bool,
-    sse_reply: bool,
-    user_agent: Option<String>,
-    version_header: Option<&'a str>,
-}
-
-#[derive(Clone)]
-struct AppState {
-    proxy: Arc<Proxy>,
-    sessions: Arc<Sessions>,
-    shutdown: watch::Receiver<bool>,
-    /// Our requests to legacy clients waiting for their answers (`input.rs`).
-    inputs: Arc<input::Pending>,
-}
 
 /// Binds `host:port` (loopback only; port 0 picks a free one).
 pub async fn bind(host: &str, port: u16) -> anyhow::Result<TcpListener> {
@@ -102,48 +82,6 @@ pub fn router(proxy: Arc<Proxy>, shutdown: watch::Receiver<bool>) -> Router {
         })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(axum::middleware::from_fn(guards::guard))
-}
-
-fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-fn json_reply(
-    status: StatusCode,
-    body: &Value,
-    sse_reply: bool,
-    session: Option<&str>,
-) -> Response {
-    let (ctype, text) = if sse_reply {
-        (sse::CONTENT_TYPE, sse::event(body))
-    } else {
-        (
-            "application/json",
-            serde_json::to_string(body).unwrap_or_default(),
-        )
-    };
-    let mut resp = (status, [(header::CONTENT_TYPE, ctype)], text).into_response();
-    if let Some(sid) = session
-        && let Ok(v) = HeaderValue::from_str(sid)
-    {
-        resp.headers_mut().insert(SESSION_HEADER, v);
-    }
-    resp
-}
-
-fn error_reply(
-    status: StatusCode,
-    id: &Value,
-    code: i64,
-    message: &str,
-    data: Option<Value>,
-) -> Response {
-    json_reply(
-        status,
-        &mcp::error_response(id, code, message, data),
-        false,
-        None,
-    )
 }
 
 async fn post_mcp(State(st): State<AppState>, headers: HeaderMap, req: AxumRequest) -> Response {

@@ -19,7 +19,8 @@ use serde_json::{Map, Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::mcp::{self, Caller, RpcError, code};
-use crate::server::{Proxy, logs, progress, sse};
+use crate::server::proxy::Proxy;
+use crate::server::relay::{logs, progress, sse};
 use crate::upstream::related::Level;
 
 /// Rounds of input one call may ask for before mws gives up on it. Raising it lets an upstream

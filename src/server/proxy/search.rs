@@ -1,94 +1,76 @@
-//! `search_tools` and what it ranks with: the search index shared per catalog version, the
-//! usage prior read from `state.db` again when older than `PRIOR_TTL`, and the tool vectors when
-//! the semantic layer has them (`embedding.rs`). Must never log query text and never write the
-//! database.
+//! `search_tools` as the proxy answers it: the query checked, ranked off the worker with the
+//! index and prior of `search_index.rs` and, once ready, the tool vectors of `embedding.rs`, and
+//! logged without its text; and `keep_embedded`, the background task of `mws serve` that makes
+//! those vectors ready per catalog version. Must never log query text and never write the
+//! database but through `LogSink`.
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::catalog::Catalog;
 use crate::clock;
-use crate::config::Config;
+use crate::embed::Embedder;
 use crate::mcp::Caller;
+use crate::search::QueryOptions;
 use crate::search::semantic::{FUSION, Semantic};
-use crate::search::{Prior, QueryOptions, SearchIndex, SearchOptions};
-use crate::server::Proxy;
-use crate::server::calls::{text_result, warn_shadowed};
-use crate::server::listing::listed_names;
-use crate::server::meta_tools;
+use crate::server::proxy::Proxy;
+use crate::server::proxy::calls::text_result;
+use crate::server::proxy::embedding::catalog_vectors;
+use crate::server::proxy::listing::listed_names;
+use crate::server::proxy::meta_tools;
 use crate::store::SearchRecord;
 use crate::upstream::CatalogSource;
 
-/// How long `search_tools` ranks with one read of the usage prior before reading it again.
-/// Lowering it notices new habits sooner, at a small read of `state.db` per period.
-pub const PRIOR_TTL: Duration = Duration::from_secs(5 * 60);
-
-/// A search index, its catalog version, the usage prior and when it was read.
-type Slot = (u64, Arc<SearchIndex>, Arc<Prior>, Instant);
-
-/// The search index and the catalog version it was built for, and the usage prior with when it
-/// was read; held across a build, so one build serves every search waiting on it.
-#[derive(Default)]
-pub(crate) struct IndexCache {
-    slot: tokio::sync::Mutex<Option<Slot>>,
-}
-
-impl IndexCache {
-    /// The search index for a catalog version, built once and shared, and the usage prior.
-    pub(crate) async fn get(
-        &self,
-        version: u64,
-        catalog: &Arc<Catalog>,
-        config: &Arc<Config>,
-    ) -> (Arc<SearchIndex>, Arc<Prior>) {
-        let mut slot = self.slot.lock().await;
-        if let Some((v, idx, prior, read)) = slot.as_mut()
-            && *v == version
-        {
-            if read.elapsed() >= PRIOR_TTL {
-                *prior = read_prior(config).await;
-                *read = Instant::now();
-            }
-            return (idx.clone(), prior.clone());
-        }
-        warn_shadowed(catalog);
-        let options = SearchOptions {
-            aliases: config.search_aliases.clone(),
-            backend_hints: config.backend_hints.clone(),
-        };
-        // Shares the catalog the snapshot holds instead of copying every tool object into the
-        // index (a second copy of a 1,000-tool catalog is ~1.4 MB of heap for the life of it).
-        let catalog = meta_tools::exposed_catalog(&crate::listed::searchable(catalog, config));
-        let build = move || Arc::new(SearchIndex::build_shared(catalog, &options));
-        // A build takes milliseconds (about 50 at 10,000 tools) and `mws serve` runs one worker,
-        // so it runs on a blocking thread while calls go on. Not `block_in_place`: that retires
-        // the worker thread, and a stdio upstream spawned from it would get its parent-death
-        // signal when that thread ends (`upstream/stdio.rs`).
-        let idx = match tokio::task::spawn_blocking(build).await {
-            Ok(idx) => idx,
-            Err(e) => std::panic::resume_unwind(e.into_panic()),
-        };
-        let prior = read_prior(config).await;
-        *slot = Some((version, idx.clone(), prior.clone(), Instant::now()));
-        (idx, prior)
-    }
-}
-
-/// The usage prior from the database (`listed::stored_prior`), off the worker; a database that
-/// cannot be read gives no prior (said once per read in the log), never a failed search.
-async fn read_prior(config: &Arc<Config>) -> Arc<Prior> {
-    let config = config.clone();
-    let read = move || crate::listed::stored_prior(&config);
-    match tokio::task::spawn_blocking(read).await {
-        Ok(Ok(p)) => Arc::new(p),
+/// Runs for the life of `mws serve` when `search.semantic` is set: loads the embedder, then for
+/// each catalog version (now and after every change) makes its tool vectors ready. A model that
+/// cannot load or an endpoint that fails leaves keyword ranking, with the reason on stderr.
+pub async fn keep_embedded(proxy: Arc<Proxy>) {
+    let Some(semantic) = proxy.config.search.semantic.clone() else {
+        return;
+    };
+    let open = move || Embedder::open(&semantic);
+    let embedder = match tokio::task::spawn_blocking(open).await {
+        Ok(Ok(e)) => Arc::new(e),
         Ok(Err(e)) => {
-            tracing::warn!("search: no usage prior: {e}");
-            Arc::new(Prior::default())
+            eprintln!("mws: warning: search ranks by keywords only: {e}");
+            return;
         }
         Err(e) => std::panic::resume_unwind(e.into_panic()),
+    };
+    proxy.semantic.set_embedder(embedder.clone());
+    let mut changes = proxy.upstream.changes();
+    loop {
+        let snap = proxy.upstream.catalog().await;
+        if !snap.catalog.is_empty() && !proxy.semantic.has(snap.version) {
+            let (index, _) = proxy
+                .index
+                .get(snap.version, &snap.catalog, &proxy.config)
+                .await;
+            let config = proxy.config.clone();
+            let emb = embedder.clone();
+            let start = Instant::now();
+            let run = move || catalog_vectors(&emb, &index, &config);
+            match tokio::task::spawn_blocking(run).await {
+                Ok(Ok((vectors, done))) => {
+                    eprintln!(
+                        "mws: search: vectors of {} tools ready in {} ms ({} from state.db, {} \
+                         embedded)",
+                        vectors.count(),
+                        start.elapsed().as_millis(),
+                        done.cached,
+                        done.computed
+                    );
+                    proxy.semantic.store(snap.version, vectors);
+                }
+                Ok(Err(e)) => eprintln!("mws: warning: search ranks by keywords only: {e}"),
+                Err(e) => std::panic::resume_unwind(e.into_panic()),
+            }
+        }
+        if changes.changed().await.is_err() {
+            return;
+        }
     }
 }
 

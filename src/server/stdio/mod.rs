@@ -1,6 +1,6 @@
 //! `mws serve --stdio`: one client over newline-delimited JSON-RPC on any `AsyncRead` +
 //! `AsyncWrite` (stdin/stdout in production, in-memory pipes in tests), answered as HTTP is
-//! (`answer.rs`, `Proxy::handle`). Requests run concurrently; replies are written whole, one per
+//! (`answer/`, `Proxy::handle`). Requests run concurrently; replies are written whole, one per
 //! line. Must not print anything but protocol on the writer.
 
 use std::sync::{Arc, Mutex};
@@ -11,10 +11,15 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 
 use crate::mcp::{self, Caller, Era, check, code};
-use crate::server::legacy::Sessions;
-use crate::server::legacy::{cap_client_name, new_session_id};
-use crate::server::{Proxy, answer, logs, modern, subscriptions};
+use crate::server::answer;
+use crate::server::http::modern;
+use crate::server::proxy::Proxy;
+use crate::server::relay::sessions::Sessions;
+use crate::server::relay::sessions::{cap_client_name, new_session_id};
+use crate::server::relay::{logs, subscriptions};
 use crate::upstream::related::Level;
+
+pub mod pipes;
 
 /// Serves one client until the reader ends; in-flight requests finish and are answered first.
 pub async fn serve<R, W>(proxy: Arc<Proxy>, reader: R, writer: W) -> std::io::Result<()>
@@ -25,7 +30,7 @@ where
     let session = format!("stdio:{}", new_session_id());
     let client: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(None));
     let initialized = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // A legacy client's `logging/setLevel`: its calls' log messages are relayed (`logs.rs`).
+    // A legacy client's `logging/setLevel`: its calls' log messages are relayed (`relay/logs.rs`).
     let log_level: Arc<Mutex<Option<Level>>> = Arc::new(Mutex::new(None));
     let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
 
@@ -78,7 +83,7 @@ where
     };
 
     // A legacy client's resource subscriptions, kept as a one-session `Sessions`; their updates go
-    // out beside the replies (`subscriptions.rs`).
+    // out beside the replies (`relay/subscriptions.rs`).
     let subs = Arc::new(Sessions::default());
     let sub_id = subs
         .create(None, "", std::time::Instant::now())

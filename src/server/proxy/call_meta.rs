@@ -8,9 +8,9 @@ use serde_json::{Map, Value, json};
 use crate::listed;
 use crate::mcp::{Caller, RpcError};
 use crate::results::PAGE_TOOL;
-use crate::server::calls::text_result;
-use crate::server::meta_tools::{self, CALL_READ_ONLY_TOOL, Resolved};
 use crate::server::proxy::Proxy;
+use crate::server::proxy::calls::text_result;
+use crate::server::proxy::meta_tools::{self, CALL_READ_ONLY_TOOL, Resolved};
 use crate::upstream::CallContext;
 
 impl Proxy {

@@ -6,13 +6,11 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Instant;
 
 use crate::config::Config;
 use crate::embed::{EmbedError, Embedder};
 use crate::search::SearchIndex;
 use crate::search::semantic::{Vectors, text_hash, tool_text};
-use crate::server::Proxy;
 
 /// The embedder and the tool vectors of one catalog version.
 #[derive(Default)]
@@ -40,7 +38,18 @@ impl SemanticState {
         }
     }
 
-    fn has(&self, version: u64) -> bool {
+    /// Sets the embedder once it has loaded (`search::keep_embedded`).
+    pub(crate) fn set_embedder(&self, embedder: Arc<Embedder>) {
+        let _ = self.embedder.set(embedder);
+    }
+
+    /// Keeps `vectors` as those of catalog `version`.
+    pub(crate) fn store(&self, version: u64, vectors: Vectors) {
+        let mut slot = self.vectors.lock().unwrap_or_else(|e| e.into_inner());
+        *slot = Some((version, Arc::new(vectors)));
+    }
+
+    pub(crate) fn has(&self, version: u64) -> bool {
         let slot = self.vectors.lock().unwrap_or_else(|e| e.into_inner());
         slot.as_ref().is_some_and(|(v, _)| *v == version)
     }
@@ -66,62 +75,6 @@ impl SemanticState {
                 }
                 None
             }
-        }
-    }
-}
-
-/// Runs for the life of `mws serve` when `search.semantic` is set: loads the embedder, then for
-/// each catalog version (now and after every change) makes its tool vectors ready. A model that
-/// cannot load or an endpoint that fails leaves keyword ranking, with the reason on stderr.
-pub async fn keep_embedded(proxy: Arc<Proxy>) {
-    let Some(semantic) = proxy.config.search.semantic.clone() else {
-        return;
-    };
-    let open = move || Embedder::open(&semantic);
-    let embedder = match tokio::task::spawn_blocking(open).await {
-        Ok(Ok(e)) => Arc::new(e),
-        Ok(Err(e)) => {
-            eprintln!("mws: warning: search ranks by keywords only: {e}");
-            return;
-        }
-        Err(e) => std::panic::resume_unwind(e.into_panic()),
-    };
-    let _ = proxy.semantic.embedder.set(embedder.clone());
-    let mut changes = proxy.upstream.changes();
-    loop {
-        let snap = proxy.upstream.catalog().await;
-        if !snap.catalog.is_empty() && !proxy.semantic.has(snap.version) {
-            let (index, _) = proxy
-                .index
-                .get(snap.version, &snap.catalog, &proxy.config)
-                .await;
-            let config = proxy.config.clone();
-            let emb = embedder.clone();
-            let start = Instant::now();
-            let run = move || catalog_vectors(&emb, &index, &config);
-            match tokio::task::spawn_blocking(run).await {
-                Ok(Ok((vectors, done))) => {
-                    eprintln!(
-                        "mws: search: vectors of {} tools ready in {} ms ({} from state.db, {} \
-                         embedded)",
-                        vectors.count(),
-                        start.elapsed().as_millis(),
-                        done.cached,
-                        done.computed
-                    );
-                    let mut slot = proxy
-                        .semantic
-                        .vectors
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner());
-                    *slot = Some((snap.version, Arc::new(vectors)));
-                }
-                Ok(Err(e)) => eprintln!("mws: warning: search ranks by keywords only: {e}"),
-                Err(e) => std::panic::resume_unwind(e.into_panic()),
-            }
-        }
-        if changes.changed().await.is_err() {
-            return;
         }
     }
 }
