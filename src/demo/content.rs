@@ -9,7 +9,7 @@ use super::tools::{self, Args};
 use crate::mcp::{RpcError, code};
 
 /// 2025-era "resource not found" (2026-07-28 uses -32602 instead).
-const LEGACY_RESOURCE_NOT_FOUND: i64 = -32002;
+const LEGACY_RESOURCE_NOT_FOUND: i64 = code::RESOURCE_NOT_FOUND;
 
 const INBOX: &str = "demo://mail/inbox";
 const AGENDA: &str = "demo://calendar/agenda";

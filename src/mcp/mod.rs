@@ -48,6 +48,11 @@ pub mod code {
     pub const MISSING_CAPABILITY: i64 = -32021;
     /// 2026-07-28: unsupported protocol version (`data.supported` lists ours).
     pub const UNSUPPORTED_VERSION: i64 = -32022;
+    /// 2025 sessions: the `Mcp-Session-Id` names no session (it ended or expired; HTTP 404).
+    pub const SESSION_NOT_FOUND: i64 = -32001;
+    /// 2025: `resources/read` of a URI the server does not have (2026-07-28 uses
+    /// `INVALID_PARAMS` instead).
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
 }
 
 /// Which protocol generation a peer speaks.

@@ -270,7 +270,7 @@ fn unknown_session() -> Response {
     error_reply(
         StatusCode::NOT_FOUND,
         &Value::Null,
-        -32001,
+        code::SESSION_NOT_FOUND,
         "Session not found",
         None,
     )

@@ -92,7 +92,7 @@ pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_
     } else if let Some(sid) = header_str(headers, SESSION_HEADER) {
         let Some(session) = st.sessions.get(sid, now) else {
             let m = "Session not found: it ended or expired; send initialize again without Mcp-Session-Id";
-            return error_reply(StatusCode::NOT_FOUND, &id, -32001, m, None);
+            return error_reply(StatusCode::NOT_FOUND, &id, code::SESSION_NOT_FOUND, m, None);
         };
         log_level = session.log_level;
         let caller = Caller {

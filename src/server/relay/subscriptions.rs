@@ -103,7 +103,7 @@ pub async fn legacy(
         ));
     };
     let Some(changed) = sessions.subscribe(sid, &uri, on) else {
-        return Err(RpcError::new(-32001, "Session not found"));
+        return Err(RpcError::new(code::SESSION_NOT_FOUND, "Session not found"));
     };
     if changed && let Err(e) = upstream.resource_subscription(&uri, on).await {
         if on {
