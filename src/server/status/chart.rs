@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use super::{Day, esc};
+use crate::server::status::gather::Day;
+use crate::server::status::html::esc;
 
 /// The drawing area, in SVG user units; the SVG scales to the page width.
 const WIDTH: f64 = 600.0;

@@ -5,8 +5,10 @@
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use super::{Status, WINDOW_DAYS, chart, esc};
 use crate::report::UpstreamInfo;
+use crate::server::status::chart;
+use crate::server::status::gather::{Status, WINDOW_DAYS};
+use crate::server::status::html::esc;
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:64rem;\
 padding:.75rem;color:#222;background:#fff}h1{font-size:1.3rem;margin:.2rem 0}\

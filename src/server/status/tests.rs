@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::*;
 use crate::call::{Call, Status as CallStatus};
-use crate::config::Listing;
+use crate::config::{Config, Listing};
 use crate::store::SearchRecord;
 use crate::store::report::{SeedRun, WorkingSetRow};
 
