@@ -274,6 +274,22 @@ async fn ask(
             "the upstream asked for input (input_required) but named no inputRequests",
         ));
     };
+    let waits = send_requests(pending, session, requests, out)?;
+    collect_answers(pending, waits, budget, out).await
+}
+
+/// One input request the client was sent: its key in `inputRequests`, our id, its method, and
+/// where the answer arrives.
+type Wait = (String, String, String, oneshot::Receiver<Value>);
+
+/// Sends the client each of the upstream's input requests under an id of ours (none when one
+/// names no method).
+fn send_requests(
+    pending: &Pending,
+    session: &str,
+    requests: &Map<String, Value>,
+    out: &mpsc::UnboundedSender<String>,
+) -> Result<Vec<Wait>, RpcError> {
     let mut waits = Vec::with_capacity(requests.len());
     for (key, request) in requests {
         let Some(method) = request.get("method").and_then(Value::as_str) else {
@@ -293,6 +309,17 @@ async fn ask(
         let _ = out.send(sse::event(&mcp::request(&json!(id), method, params)));
         waits.push((key.clone(), id, method.to_string(), rx));
     }
+    Ok(waits)
+}
+
+/// The client's answers, keyed as the upstream asked, all within `budget`; the first refusal,
+/// timeout or hang-up abandons the rest.
+async fn collect_answers(
+    pending: &Pending,
+    waits: Vec<Wait>,
+    budget: Duration,
+    out: &mpsc::UnboundedSender<String>,
+) -> Result<Map<String, Value>, RpcError> {
     let ids: Vec<String> = waits.iter().map(|(_, id, _, _)| id.clone()).collect();
     let deadline = tokio::time::Instant::from_std(Instant::now() + budget);
     let mut inputs = Map::new();

@@ -76,25 +76,7 @@ pub fn validate(
 ) -> Result<Envelope, RpcError> {
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
     let m = meta(msg);
-    let version = match m.and_then(|m| m.get(META_PROTOCOL_VERSION)) {
-        Some(Value::String(v)) => v.as_str(),
-        Some(other) => {
-            return Err(RpcError::new(
-                code::INVALID_PARAMS,
-                format!(
-                    "invalid params: params._meta[\"{META_PROTOCOL_VERSION}\"] must be a string, \
-                     not {}",
-                    crate::mcp::check::kind(other)
-                ),
-            ));
-        }
-        None => {
-            return Err(RpcError::new(
-                code::INVALID_PARAMS,
-                format!("invalid params: missing params._meta[\"{META_PROTOCOL_VERSION}\"]"),
-            ));
-        }
-    };
+    let version = envelope_version(m)?;
     // A header that disagrees with the body is a mismatch even when the body's version is one we
     // do not serve (the header is what intermediaries route on).
     if let Some(h) = headers
@@ -124,24 +106,7 @@ pub fn validate(
         ));
     }
     if let Some(h) = headers {
-        if h.protocol_version.is_none() {
-            // A present one was checked above; this names the missing header.
-            check(&None, version, "MCP-Protocol-Version", "protocol version")?;
-        }
-        check(&h.method, method, "Mcp-Method", "method")?;
-        let named = match method {
-            "tools/call" | "prompts/get" => Some("name"),
-            "resources/read" => Some("uri"),
-            _ => None,
-        };
-        if let Some(field) = named {
-            let body = msg
-                .get("params")
-                .and_then(|p| p.get(field))
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            check(&h.name, body, "Mcp-Name", field)?;
-        }
+        check_headers(h, msg, method, version)?;
     }
     let client = m
         .and_then(|m| m.get(META_CLIENT_INFO))
@@ -152,6 +117,54 @@ pub fn validate(
         version: version.to_string(),
         client,
     })
+}
+
+/// The protocol version the envelope names (`params._meta`), or why it names none.
+fn envelope_version(m: Option<&Map<String, Value>>) -> Result<&str, RpcError> {
+    match m.and_then(|m| m.get(META_PROTOCOL_VERSION)) {
+        Some(Value::String(v)) => Ok(v.as_str()),
+        Some(other) => Err(RpcError::new(
+            code::INVALID_PARAMS,
+            format!(
+                "invalid params: params._meta[\"{META_PROTOCOL_VERSION}\"] must be a string, \
+                 not {}",
+                crate::mcp::check::kind(other)
+            ),
+        )),
+        None => Err(RpcError::new(
+            code::INVALID_PARAMS,
+            format!("invalid params: missing params._meta[\"{META_PROTOCOL_VERSION}\"]"),
+        )),
+    }
+}
+
+/// The HTTP headers against the body: `MCP-Protocol-Version` present, `Mcp-Method` and, for the
+/// methods that name something, `Mcp-Name` agreeing with it.
+fn check_headers(
+    h: &McpHeaders,
+    msg: &Map<String, Value>,
+    method: &str,
+    version: &str,
+) -> Result<(), RpcError> {
+    if h.protocol_version.is_none() {
+        // A present one was checked above; this names the missing header.
+        check(&None, version, "MCP-Protocol-Version", "protocol version")?;
+    }
+    check(&h.method, method, "Mcp-Method", "method")?;
+    let named = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = named {
+        let body = msg
+            .get("params")
+            .and_then(|p| p.get(field))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        check(&h.name, body, "Mcp-Name", field)?;
+    }
+    Ok(())
 }
 
 fn check(header: &Option<String>, body: &str, name: &str, what: &str) -> Result<(), RpcError> {
