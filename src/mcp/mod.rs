@@ -113,7 +113,7 @@ pub struct Caller {
     /// clients, whose session is their name plus an idle gap (`server::STATELESS_SESSION_GAP`).
     pub session: Option<String>,
     /// A legacy session client's `sampling`/`elicitation`/`roots` capabilities, set only on a
-    /// request whose input requests mws can relay to it (`server/input.rs`); told to the upstream.
+    /// request whose input requests mws can relay to it (`server/answer/input.rs`); told to the upstream.
     pub input: Option<Arc<Value>>,
 }
 

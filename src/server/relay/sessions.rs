@@ -61,12 +61,12 @@ pub struct LegacySession {
     pub client: Option<String>,
     pub version: String,
     /// The level the client asked for with `logging/setLevel`; its calls' logs are relayed
-    /// (`server::logs`) at or above it. `None`: no logs.
+    /// (`relay::logs`) at or above it. `None`: no logs.
     pub log_level: Option<Level>,
     /// The client's relayable input capabilities from `initialize` (`input::capabilities`).
     pub input: Option<std::sync::Arc<serde_json::Value>>,
     /// Resource URIs the client subscribed to (`resources/subscribe`); their updates go to its GET
-    /// stream (`server::subscriptions`).
+    /// stream (`relay::subscriptions`).
     pub subscriptions: BTreeSet<String>,
     last_seen: Instant,
 }
