@@ -110,7 +110,7 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     if stdio {
         // On the runtime's worker rather than this thread's `block_on`: the reading loop, the
         // calls and the writer then share one thread, and a call wakes no other.
-        let (input, output) = (server::stdio_pipes::stdin(), server::stdio_pipes::stdout());
+        let (input, output) = (server::stdio::pipes::stdin(), server::stdio::pipes::stdout());
         let served = tokio::spawn(server::stdio::serve(proxy, input, output));
         tokio::select! {
             r = served => r.map_err(|e| anyhow::anyhow!("the stdio server stopped: {e}"))??,

@@ -45,7 +45,7 @@ async fn a_full_session_table_refuses_newcomers_and_keeps_live_sessions() {
     let http = reqwest::Client::new();
     let (status, live, _) = initialize(&http, &s.url, "live-client").await;
     assert_eq!(status, 200);
-    let max = mws::server::legacy::MAX_SESSIONS;
+    let max = mws::server::relay::sessions::MAX_SESSIONS;
     let statuses: Vec<u16> = futures_util::stream::iter(0..max)
         .map(|i| {
             let (http, url) = (http.clone(), s.url.clone());
