@@ -60,7 +60,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("connect_and_first_catalog_1000_tools", |b| {
         b.iter(|| {
             rt.block_on(async {
-                let up = mws::upstream::connect(&config);
+                let up = mws::upstream::fleet::connect(&config);
                 let snap = up.catalog().await;
                 assert_eq!(snap.catalog.len(), TOOLS);
             })

@@ -2,7 +2,7 @@
 //! upstream once, within `timeouts.firstStartMs` (a command starts its stdio servers cold, so
 //! every listing is a first start; it returns as soon as every server answered or failed), what
 //! it is and what it lists, through
-//! `upstream::connect` like the proxy, so it sees the upstream exactly as the proxy would; falls
+//! `upstream::fleet::connect` like the proxy, so it sees the upstream exactly as the proxy would; falls
 //! back to the last good list in `stateDir/catalog.json`; says why when there is neither
 //! (`NoCatalog`). The one place a command's catalog is made: commands must not read
 //! `catalog.json` or ask the upstream for its list themselves.
@@ -82,7 +82,7 @@ pub fn target(config: &Config) -> String {
 
 /// Connects, waits up to `budget` for a live catalog, and returns what it has by then.
 async fn probe(config: &Config, budget: Duration) -> Probe {
-    probe_with(upstream::connect(config), config, budget).await
+    probe_with(upstream::fleet::connect(config), config, budget).await
 }
 
 /// `probe` over a given upstream (tests hand in fakes).

@@ -90,7 +90,7 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
         );
         shipper.spawn(db.clone());
     }
-    let upstream = crate::upstream::connect(&config);
+    let upstream = crate::upstream::fleet::connect(&config);
     // A stdio client ends this process when it exits (often with a kill): rows are written at
     // once rather than batched, so that the last call of a session is not lost.
     let log = if stdio {
@@ -110,7 +110,10 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     if stdio {
         // On the runtime's worker rather than this thread's `block_on`: the reading loop, the
         // calls and the writer then share one thread, and a call wakes no other.
-        let (input, output) = (server::stdio::pipes::stdin(), server::stdio::pipes::stdout());
+        let (input, output) = (
+            server::stdio::pipes::stdin(),
+            server::stdio::pipes::stdout(),
+        );
         let served = tokio::spawn(server::stdio::serve(proxy, input, output));
         tokio::select! {
             r = served => r.map_err(|e| anyhow::anyhow!("the stdio server stopped: {e}"))??,

@@ -46,7 +46,7 @@ pub fn run(config: Option<&Path>, command: ToolsCommand) -> CmdResult {
                 "approved {}: mws lists and runs it as the server defines it now (a running mws \
                  within {} s)",
                 Safe(&p.name),
-                crate::upstream::APPROVALS_POLL.as_secs()
+                crate::upstream::approvals::APPROVALS_POLL.as_secs()
             )?,
             Ok(d) if !d.is_empty() => writeln!(
                 out,

@@ -182,6 +182,7 @@ pub fn notification(method: &str, params: Option<Value>) -> Value {
     Value::Object(m)
 }
 
+pub mod caps;
 pub mod check;
 pub mod deep;
 pub mod envelope;

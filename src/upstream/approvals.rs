@@ -14,6 +14,10 @@ use serde_json::Value;
 
 use crate::catalog::definitions::{HeldTool, HeldWhy, changed_fields, definition_hash};
 
+/// How often a running mws looks whether `definitions.json` changed (`mws tools approve`, another
+/// mws process). Raising it makes an approval take effect later; each look is one `stat`.
+pub const APPROVALS_POLL: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The file under a server's state dir.
 pub const FILE: &str = "definitions.json";
 /// The lock beside it (never removed: see `setup::lock`).

@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::approvals::{self, ApprovalError};
+use super::fleet::held_name;
 use super::fleet::server_dir;
-use super::fleet_route::held_name;
 use crate::catalog::definitions::{self, HeldWhy};
 use crate::config::Config;
 

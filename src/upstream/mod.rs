@@ -6,14 +6,8 @@ pub mod approvals;
 mod cache;
 mod conn;
 pub mod fleet;
-mod fleet_route;
-mod fleet_status;
-mod fleet_watch;
 pub mod held;
 mod http;
-mod listing;
-mod probe;
-pub use probe::other_list_changes;
 pub mod redact;
 pub mod related;
 mod remembered;
@@ -22,11 +16,6 @@ mod resume;
 mod stdio;
 mod stopped;
 mod wire;
-
-pub use conn::CLIENT_NAME;
-
-pub use remote::APPROVALS_POLL;
-use remote::{Remote, empty_snapshot};
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -217,16 +206,6 @@ pub trait Upstream: Send + Sync + 'static {
     }
 }
 
-/// Connects to the configured upstream (HTTP or stdio child). Returns at once: negotiation and
-/// the first list happen in the background, and `catalog()` serves `catalog.json` meanwhile.
-pub fn connect(config: &Config) -> Arc<dyn Upstream> {
-    if config.servers.is_empty() {
-        Remote::connect(config, None)
-    } else {
-        fleet::Fleet::connect(config)
-    }
-}
-
 /// The configured upstream as a user would recognise it: the URL, or the command line, with
 /// credentials masked (`redact`).
 pub fn target(config: &Config) -> String {
@@ -265,3 +244,12 @@ const NOTIFICATION_BUFFER: usize = 256;
 
 /// `tools/list` pages followed at most; a server whose cursors never end is cut off here.
 const MAX_PAGES: usize = 1_000;
+
+/// The catalog of an upstream that has none: only the meta-tools can be listed.
+pub(crate) fn empty_snapshot() -> CatalogSnapshot {
+    CatalogSnapshot {
+        catalog: Arc::new(Catalog::default()),
+        source: CatalogSource::None,
+        version: 0,
+    }
+}

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use mws::config::{HttpUpstream, Timeouts, Upstream as UpstreamCfg};
 use mws::mcp::Era;
-use mws::upstream::{CallContext, CatalogSource, Upstream, UpstreamError, connect};
+use mws::upstream::fleet::connect;
+use mws::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
 use serde_json::{Value, json};
 
 use crate::support::{self, fake_http, rmcp_upstream};

@@ -55,7 +55,7 @@ impl IndexCache {
         // A build takes milliseconds (about 50 at 10,000 tools) and `mws serve` runs one worker,
         // so it runs on a blocking thread while calls go on. Not `block_in_place`: that retires
         // the worker thread, and a stdio upstream spawned from it would get its parent-death
-        // signal when that thread ends (`upstream/stdio.rs`).
+        // signal when that thread ends (`upstream/stdio/mod.rs`).
         let idx = match tokio::task::spawn_blocking(build).await {
             Ok(idx) => idx,
             Err(e) => std::panic::resume_unwind(e.into_panic()),

@@ -1,7 +1,7 @@
 //! Resource subscriptions relayed for clients: a legacy session's `resources/subscribe` /
 //! `unsubscribe` are answered here and kept in its session, a 2026-07-28 `subscriptions/listen`
 //! names its URIs in `resourceSubscriptions`; either way the upstream is asked (refcounted, in
-//! `upstream::conn_subs`) and its `notifications/resources/updated` are routed back by
+//! `upstream::conn::subs`) and its `notifications/resources/updated` are routed back by
 //! `streams.rs` to the streams that hold the URI. Must not talk to the upstream except through
 //! `Upstream`, and takes that, never the `Proxy`.
 
@@ -38,7 +38,7 @@ pub fn relays(upstream: &dyn Upstream) -> bool {
 /// notification) for each list the upstream (one of several servers) says can change.
 pub fn lists(upstream: &dyn Upstream) -> Vec<(&'static str, &'static str)> {
     let caps = upstream.status().capabilities;
-    crate::upstream::other_list_changes(caps.as_ref())
+    crate::mcp::caps::other_list_changes(caps.as_ref())
         .into_iter()
         .map(|key| match key {
             "promptsListChanged" => (key, "notifications/prompts/list_changed"),

@@ -7,14 +7,13 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
-use super::super::UpstreamError;
-use super::super::probe::{
-    Probe, classify, list_changes, lists_modern, other_list_changes, subscribes,
-};
-use super::super::wire::Outgoing;
+use super::discover::{Probe, classify, lists_modern};
 use super::{Conn, Negotiated, PROBE_TIMEOUT, client_info, down, rpc_result, timeout_err};
+use crate::mcp::caps::{list_changes, other_list_changes, subscribes};
 use crate::mcp::envelope::{envelope, with_meta};
 use crate::mcp::{self, Era, LEGACY_VERSIONS, MODERN_VERSION, code};
+use crate::upstream::UpstreamError;
+use crate::upstream::wire::Outgoing;
 
 impl Conn {
     /// The negotiated state, negotiating first if the peer is new. Bounded by `budget`.

@@ -1,10 +1,9 @@
-//! Several upstreams as one (`servers` in the config): one `Remote` per server, each with its own
-//! negotiation, catalog cache (`stateDir/servers/<name>/`), back-off, timeouts and notifications;
-//! their catalogs merged under `catalog::exposed` names, and each request routed to the server
-//! that owns the tool, prompt or resource. Must not let one server's state slow or fail another's:
-//! `catalog()` never waits for a server once the startup budget is spent, and calls go to one
-//! server only.
+//! The fleet's shared state: its members (one `Upstream` per server), the merged catalog they
+//! make under `catalog::exposed` names, who owns which resource, and the server's name put on
+//! each member's errors. The fleet's route, status and watch files read it; it imports none of
+//! them. Must not wait on a member that is not ready.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,22 +12,16 @@ use std::time::{Duration, Instant};
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use super::fleet_route::{Owners, held_name, named};
-pub(super) use super::stopped::Stopped;
-use super::{
-    CallContext, CatalogSnapshot, CatalogSource, NOTIFICATION_BUFFER, Remote, Upstream,
-    UpstreamError, UpstreamStatus,
-};
 use crate::catalog::Catalog;
 use crate::catalog::definitions::HeldTool;
-use crate::catalog::exposed::{Naming, name_budget};
-use crate::config::{Config, servers};
+use crate::catalog::exposed::Naming;
+use crate::upstream::{CallContext, CatalogSnapshot, CatalogSource, Upstream, UpstreamError};
 
 /// Where a server's own state lives under the state dir: `servers/<name>/`.
 pub const SERVERS_DIR: &str = "servers";
 
 /// One server behind the fleet.
-pub(super) struct Member {
+pub struct Member {
     pub name: String,
     pub up: Arc<dyn Upstream>,
     /// Why it was not started (an unset `${VAR}`, a refused URL), if so.
@@ -41,7 +34,7 @@ pub(super) struct Member {
 }
 
 impl Member {
-    pub(super) fn new(name: &str, up: Arc<dyn Upstream>, start_error: Option<String>) -> Member {
+    pub fn new(name: &str, up: Arc<dyn Upstream>, start_error: Option<String>) -> Member {
         Member {
             name: name.to_string(),
             up,
@@ -52,24 +45,24 @@ impl Member {
     }
 }
 
-pub(super) struct FleetInner {
+pub struct FleetInner {
     pub members: Vec<Member>,
     /// Longest exposed name (`name_budget` of the config's `serverName`).
-    budget: usize,
-    started: Instant,
+    pub(super) budget: usize,
+    pub(super) started: Instant,
     pub list_budget: Duration,
-    merged: Mutex<Option<Merged>>,
-    next_version: AtomicU64,
-    changes: tokio::sync::watch::Sender<u64>,
+    pub(super) merged: Mutex<Option<Merged>>,
+    pub(super) next_version: AtomicU64,
+    pub(super) changes: tokio::sync::watch::Sender<u64>,
     pub notes: tokio::sync::broadcast::Sender<Value>,
     pub owners: Mutex<Owners>,
     /// `stateDir/catalog.json`: the merged catalog, for the commands that read it offline
     /// (`mws search`, `ingest`, `promote`'s fallback). Written only when every server has one.
-    merged_file: Option<PathBuf>,
+    pub(super) merged_file: Option<PathBuf>,
 }
 
 #[derive(Clone)]
-struct Merged {
+pub(super) struct Merged {
     /// Each member's (version, source) the merge was made from (`None`: no catalog).
     key: Vec<Option<(u64, CatalogSource)>>,
     snap: CatalogSnapshot,
@@ -78,112 +71,18 @@ struct Merged {
     counts: Vec<usize>,
 }
 
-/// The fleet as the proxy sees it: an `Upstream`.
-pub struct Fleet {
-    pub(super) inner: Arc<FleetInner>,
-}
-
-/// The state dir of server `name`.
-pub fn server_dir(config: &Config, name: &str) -> PathBuf {
-    config.state_dir.join(SERVERS_DIR).join(name)
-}
-
-/// The config one server's `Remote` runs with: its upstream and its own state dir.
-pub fn server_config(config: &Config, name: &str, upstream: crate::config::Upstream) -> Config {
-    Config {
-        upstream,
-        servers: Vec::new(),
-        state_dir: server_dir(config, name),
-        ..config.clone()
-    }
-}
-
-impl Fleet {
-    /// Starts every server in `config.servers` (in the background; returns at once). A server
-    /// whose config cannot be expanded is kept as a stopped member that serves its stored catalog
-    /// and fails its calls with the reason.
-    pub fn connect(config: &Config) -> Arc<dyn Upstream> {
-        let env = |v: &str| std::env::var(v).ok();
-        let mut members = Vec::with_capacity(config.servers.len());
-        for s in &config.servers {
-            let dir = server_dir(config, &s.name);
-            if let Err(e) = std::os::unix::fs::DirBuilderExt::mode(
-                std::fs::DirBuilder::new().recursive(true),
-                0o700,
-            )
-            .create(&dir)
-            {
-                tracing::warn!(
-                    "server \"{}\": cannot create {}: {e}",
-                    s.name,
-                    dir.display()
-                );
-            }
-            let (up, start_error, target) = match servers::expand(s, &env) {
-                Ok(upstream) => {
-                    let sub = server_config(config, &s.name, upstream);
-                    (
-                        Remote::connect(&sub, Some(&s.name)),
-                        None,
-                        super::target(&sub),
-                    )
-                }
-                Err(e) => {
-                    tracing::warn!("{e}; its stored catalog is served and its calls fail");
-                    let stored = server_config(config, &s.name, s.upstream.clone());
-                    let up = Stopped::serving(
-                        stored.catalog_path(),
-                        e.message.clone(),
-                        config.policy.hold_new_tools,
-                    );
-                    (up, Some(e.message), super::target(&stored))
-                }
-            };
-            members.push(Member {
-                target,
-                ..Member::new(&s.name, up, start_error)
-            });
-        }
-        Fleet::assemble(
-            members,
-            name_budget(&config.server_name),
-            Duration::from_millis(config.timeouts.list_ms),
-            Some(config.catalog_path()),
-        )
-    }
-
-    /// A fleet over `members` (watched in the background when there is a runtime).
-    pub(super) fn assemble(
-        members: Vec<Member>,
-        budget: usize,
-        list_budget: Duration,
-        merged_file: Option<PathBuf>,
-    ) -> Arc<dyn Upstream> {
-        let inner = Arc::new(FleetInner {
-            members,
-            budget,
-            started: Instant::now(),
-            list_budget,
-            merged: Mutex::new(None),
-            next_version: AtomicU64::new(0),
-            changes: tokio::sync::watch::channel(0).0,
-            notes: tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0,
-            owners: Mutex::new(Owners::default()),
-            merged_file,
-        });
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            for i in 0..inner.members.len() {
-                rt.spawn(super::fleet_watch::watch_member(Arc::downgrade(&inner), i));
-                rt.spawn(super::fleet_watch::relay_notes(Arc::downgrade(&inner), i));
-            }
-        }
-        Arc::new(Fleet { inner })
-    }
+/// Who owns what, from the last lists.
+#[derive(Debug, Default)]
+pub struct Owners {
+    /// Resource URI → server index.
+    pub(super) resources: HashMap<String, usize>,
+    /// URI template's fixed head (up to its first `{`) → server index.
+    pub(super) templates: Vec<(String, usize)>,
 }
 
 impl FleetInner {
     /// The merged catalog from what each ready member has now; never waits on a member.
-    async fn merge_now(&self) -> (CatalogSnapshot, Arc<Naming>) {
+    pub(super) async fn merge_now(&self) -> (CatalogSnapshot, Arc<Naming>) {
         let snaps = join_all(self.members.iter().map(|m| async move {
             if *m.ready.borrow() {
                 Some(m.up.catalog().await)
@@ -345,75 +244,44 @@ fn merged_source(sources: impl Iterator<Item = Option<CatalogSource>>) -> Catalo
     }
 }
 
-#[async_trait::async_trait]
-impl Upstream for Fleet {
-    async fn catalog(&self) -> CatalogSnapshot {
-        let deadline = self.inner.started + self.inner.list_budget;
-        // Only while starting: wait (together, at most `listMs` in all) for servers that have no
-        // catalog yet. Afterwards a server without one is left out until it lists.
-        if Instant::now() < deadline {
-            join_all(self.inner.members.iter().map(|m| async move {
-                let mut ready = m.ready.subscribe();
-                let left = deadline.saturating_duration_since(Instant::now());
-                let _ = tokio::time::timeout(left, ready.wait_for(|r| *r)).await;
-            }))
-            .await;
-        }
-        self.inner.merge_now().await.0
-    }
-
-    async fn request(
-        &self,
-        method: &str,
-        params: Value,
-        ctx: &CallContext,
-    ) -> Result<Value, UpstreamError> {
-        super::fleet_route::request(&self.inner, method, params, ctx).await
-    }
-
-    async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError> {
-        // A cancellation names a request id only one server knows; the others ignore it.
-        for m in &self.inner.members {
-            let _ = m.up.notify(method, params.clone()).await;
-        }
-        Ok(())
-    }
-
-    fn relays_logs(&self) -> bool {
-        self.inner.members.iter().any(|m| m.up.relays_logs())
-    }
-
-    fn status(&self) -> UpstreamStatus {
-        super::fleet_status::status(&self.inner)
-    }
-
-    fn shutdown(&self) {
-        for m in &self.inner.members {
-            m.up.shutdown();
-        }
-    }
-
-    async fn close(&self) {
-        join_all(self.inner.members.iter().map(|m| m.up.close())).await;
-    }
-
-    fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.inner.changes.subscribe()
-    }
-
-    fn notifications(&self) -> tokio::sync::broadcast::Receiver<Value> {
-        self.inner.notes.subscribe()
-    }
-
-    async fn resource_subscription(&self, uri: &str, on: bool) -> Result<(), UpstreamError> {
-        let i = super::fleet_route::resource_owner(&self.inner, uri).await?;
-        let m = &self.inner.members[i];
-        m.up.resource_subscription(uri, on)
-            .await
-            .map_err(|e| named(&m.name, e))
-    }
+/// The name a held tool of `server` goes by in the merged catalog and in `mws tools`:
+/// `<server>__<tool>`, never shortened (it is not listed).
+pub fn held_name(server: &str, tool: &str) -> String {
+    format!("{server}{}{tool}", crate::catalog::exposed::SEPARATOR)
 }
 
-#[cfg(test)]
-#[path = "fleet_tests.rs"]
-mod tests;
+/// `e` with the server's name in its message (an upstream's own JSON-RPC error keeps its code
+/// and data).
+pub fn named(server: &str, e: UpstreamError) -> UpstreamError {
+    match e {
+        UpstreamError::Rpc {
+            code,
+            message,
+            data,
+        } => UpstreamError::Rpc {
+            code,
+            message: format!("server \"{server}\": {message}"),
+            data,
+        },
+        UpstreamError::Unavailable(m) => {
+            UpstreamError::Unavailable(format!("server \"{server}\": {m}"))
+        }
+        UpstreamError::Protocol(m) => UpstreamError::Protocol(format!("server \"{server}\": {m}")),
+        UpstreamError::SessionExpired => UpstreamError::Unavailable(format!(
+            "server \"{server}\": its session expired; the call was not retried"
+        )),
+        UpstreamError::NeedsLogin { why, .. } => UpstreamError::NeedsLogin {
+            server: Some(server.to_string()),
+            why,
+        },
+        UpstreamError::Timeout { after, .. } => UpstreamError::Timeout {
+            after,
+            server: Some(server.to_string()),
+        },
+        UpstreamError::Held(mut h) => {
+            h.name = held_name(server, &h.name);
+            UpstreamError::Held(h)
+        }
+        other => other,
+    }
+}

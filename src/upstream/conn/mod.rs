@@ -1,6 +1,6 @@
 //! Requests over a `Wire`: the per-request `_meta` envelope for modern upstreams, and what an
 //! expired session or a dead peer means for a request. Negotiation (discover probe, `initialize`)
-//! is in `conn_handshake.rs`, log levels in `conn_logs.rs`, resource subscriptions in `conn_subs.rs`.
+//! is in `handshake.rs`, log levels in `logs.rs`, resource subscriptions in `subs.rs`.
 //! Must not know about the catalog cache or downstream clients beyond `CallContext`.
 
 use std::path::PathBuf;
@@ -47,10 +47,10 @@ pub struct Conn {
     next_id: AtomicU64,
     /// Where the upstream's identity is remembered across restarts, and what was last written.
     remembered: Option<(PathBuf, Mutex<String>)>,
-    /// The log level the legacy session was last told (`conn_logs.rs`).
+    /// The log level the legacy session was last told (`logs.rs`).
     sent_level: logs::SentLevel,
     /// Resource URIs our clients are subscribed to, with how many subscribe to each
-    /// (`conn_subs.rs`).
+    /// (`subs.rs`).
     resource_subs: Mutex<std::collections::BTreeMap<String, usize>>,
     /// Set once when mws stops: requests in flight end, later ones fail at once.
     closing: tokio::sync::watch::Sender<bool>,
@@ -88,11 +88,9 @@ impl InFlight {
     }
 }
 
-#[path = "conn_handshake.rs"]
+mod discover;
 mod handshake;
-#[path = "conn_logs.rs"]
 mod logs;
-#[path = "conn_subs.rs"]
 mod subs;
 
 fn client_info(client: Option<&str>) -> Value {
@@ -159,7 +157,7 @@ impl Conn {
         self.status.lock().unwrap().clone()
     }
 
-    /// `Upstream::relays_logs` (`conn_logs::relays`), without copying the status.
+    /// `Upstream::relays_logs` (`logs::relays`), without copying the status.
     pub fn relays_logs(&self) -> bool {
         logs::relays(self.wire.as_ref(), &self.status.lock().unwrap())
     }

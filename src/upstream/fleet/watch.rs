@@ -6,8 +6,8 @@
 use std::sync::Weak;
 use std::time::Duration;
 
-use super::CatalogSource;
-use super::fleet::FleetInner;
+use super::members::FleetInner;
+use crate::upstream::CatalogSource;
 
 /// First wait before asking a server with no catalog again; it doubles up to `RETRY_MAX`.
 /// Raising them asks a down server less often, and shows its tools later once it is back.

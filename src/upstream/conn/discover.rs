@@ -4,10 +4,10 @@
 
 use serde_json::Value;
 
-use super::UpstreamError;
-use super::conn::{Negotiated, down};
-use super::wire::WireError;
+use super::{Negotiated, down};
 use crate::mcp::{Era, META_SERVER_INFO, MODERN_VERSION, code};
+use crate::upstream::UpstreamError;
+use crate::upstream::wire::WireError;
 
 #[derive(Debug)]
 pub enum Probe {
@@ -29,7 +29,7 @@ pub fn classify(outcome: Outcome, lenient: bool, generation: u64) -> Result<Prob
         Err(None) if lenient => return Ok(Probe::Legacy),
         Err(None) => {
             return Err(UpstreamError::Timeout {
-                after: super::conn::PROBE_TIMEOUT,
+                after: super::PROBE_TIMEOUT,
                 server: None,
             });
         }
@@ -104,37 +104,10 @@ pub fn lists_modern(data: Option<&Value>) -> bool {
         .is_some_and(|s| s.iter().any(|v| v == MODERN_VERSION))
 }
 
-/// Does the server say its tool list can change?
-pub fn list_changes(caps: Option<&Value>) -> bool {
-    caps.and_then(|c| c.pointer("/tools/listChanged"))
-        .and_then(Value::as_bool)
-        == Some(true)
-}
-
-/// Which of its prompt and resource lists the upstream says can change: the 2026-07-28
-/// `subscriptions/listen` filter keys for them (`promptsListChanged`, `resourcesListChanged`).
-pub fn other_list_changes(caps: Option<&Value>) -> Vec<&'static str> {
-    [
-        ("/prompts/listChanged", "promptsListChanged"),
-        ("/resources/listChanged", "resourcesListChanged"),
-    ]
-    .into_iter()
-    .filter(|(at, _)| caps.and_then(|c| c.pointer(at)).and_then(Value::as_bool) == Some(true))
-    .map(|(_, key)| key)
-    .collect()
-}
-
-/// Does the upstream deliver `notifications/resources/updated` for URIs it is asked about (legacy
-/// `resources/subscribe`, 2026-07-28 `subscriptions/listen` `resourceSubscriptions`)?
-pub fn subscribes(caps: Option<&Value>) -> bool {
-    caps.and_then(|c| c.pointer("/resources/subscribe"))
-        .and_then(Value::as_bool)
-        == Some(true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::caps::list_changes;
     use serde_json::json;
 
     fn err(code: i64, data: Value) -> Value {

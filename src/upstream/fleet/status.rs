@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use super::fleet::FleetInner;
-use super::{ServerState, UpstreamStatus};
+use super::members::FleetInner;
+use crate::upstream::{ServerState, UpstreamStatus};
 
 /// Capabilities the fleet passes on from its servers (`logging` is decided per server:
 /// `Upstream::relays_logs`).

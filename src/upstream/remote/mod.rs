@@ -7,45 +7,24 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::listing::spawn_refresh;
-use super::{
-    CallContext, CatalogSnapshot, CatalogSource, LOGIN_NAME, NOTIFICATION_BUFFER, REMEMBERED_FILE,
-    Upstream, UpstreamError, UpstreamStatus, cache, conn, http, stdio, target, wire,
-};
-use crate::catalog::Catalog;
-use crate::config::Config;
+mod listing;
 
-/// How often a running mws looks whether `definitions.json` changed (`mws tools approve`, another
-/// mws process). Raising it makes an approval take effect later; each look is one `stat`.
-pub const APPROVALS_POLL: Duration = Duration::from_secs(2);
+use crate::config::Config;
+use crate::upstream::{
+    CallContext, CatalogSnapshot, LOGIN_NAME, NOTIFICATION_BUFFER, REMEMBERED_FILE, Upstream,
+    UpstreamError, UpstreamStatus, cache, conn, http, stdio, target, wire,
+};
+use listing::{Inner, spawn_refresh};
 
 /// The one `Upstream` implementation: a `Conn` over an HTTP or stdio wire, plus the catalog cache.
-pub(super) struct Remote {
+pub(crate) struct Remote {
     inner: Arc<Inner>,
-}
-
-pub(super) struct Inner {
-    pub(super) conn: conn::Conn,
-    pub(super) cache: cache::Cache,
-    /// One refresh at a time; others wait for it or (in the background) skip.
-    pub(super) refreshing: tokio::sync::Mutex<()>,
-    pub(super) list_budget: Duration,
-    /// The first listing's budget, the server's start included (`timeouts.firstStartMs`).
-    pub(super) first_start_budget: Duration,
-    /// Set once the first listing has been tried: later ones get `list_budget`.
-    pub(super) listed_once: std::sync::atomic::AtomicBool,
-    pub(super) call_budget: Duration,
-    pub(super) notes: tokio::sync::broadcast::Sender<Value>,
-    /// `target(config)`, for messages.
-    pub(super) target: String,
-    /// Its name among `servers` (`None`: the single upstream), for warnings.
-    pub(super) server: Option<String>,
 }
 
 impl Remote {
     /// `server` is its name among `servers` (`None`: the single upstream); `mws login` knows it
     /// by that name (`LOGIN_NAME` for the single one), which the message that it needs one says.
-    pub(super) fn connect(config: &Config, server: Option<&str>) -> Arc<dyn Upstream> {
+    pub(crate) fn connect(config: &Config, server: Option<&str>) -> Arc<dyn Upstream> {
         let login = server.unwrap_or(LOGIN_NAME);
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
         let notes = tokio::sync::broadcast::channel(NOTIFICATION_BUFFER).0;
@@ -106,19 +85,11 @@ impl Remote {
 /// upstream.
 async fn watch_approvals(inner: std::sync::Weak<Inner>) {
     loop {
-        tokio::time::sleep(APPROVALS_POLL).await;
+        tokio::time::sleep(crate::upstream::approvals::APPROVALS_POLL).await;
         let Some(inner) = inner.upgrade() else { return };
         if inner.cache.approvals_changed() {
             inner.cache.review_again();
         }
-    }
-}
-
-pub(super) fn empty_snapshot() -> CatalogSnapshot {
-    CatalogSnapshot {
-        catalog: Arc::new(Catalog::default()),
-        source: CatalogSource::None,
-        version: 0,
     }
 }
 
@@ -173,7 +144,7 @@ impl Upstream for Remote {
         self.inner
             .cache
             .snapshot(Instant::now())
-            .unwrap_or_else(empty_snapshot)
+            .unwrap_or_else(crate::upstream::empty_snapshot)
     }
 
     async fn request(

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::server::fake_upstream::FakeUpstream;
+use crate::upstream::CatalogSource;
 
 fn tools(names: &[&str]) -> Vec<Value> {
     names

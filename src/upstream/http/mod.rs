@@ -20,9 +20,7 @@ use crate::mcp::envelope::{
 };
 use crate::mcp::sse;
 
-#[path = "http_auth.rs"]
 mod auth;
-#[path = "http_body.rs"]
 mod body;
 
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
@@ -69,7 +67,7 @@ impl HttpWire {
         }
     }
 
-    /// Sends the token stored in `dir` (`auth::store`) and handles 401/403 (`http_auth.rs`).
+    /// Sends the token stored in `dir` (`auth::store`) and handles 401/403 (`auth.rs`).
     /// `login` names the server in "run `mws login <login>`".
     pub fn with_tokens(mut self, dir: std::path::PathBuf, login: &str) -> HttpWire {
         let oauth = self.cfg.oauth.clone();

@@ -6,9 +6,9 @@
 use futures_util::StreamExt;
 use serde_json::Value;
 
-use super::super::{MAX_MESSAGE_BYTES, cap_text};
 use super::WireError;
 use crate::mcp::deep;
+use crate::upstream::{MAX_MESSAGE_BYTES, cap_text};
 
 /// The error for an answer to `method` that outgrew the cap.
 pub fn too_large(method: &str, what: &str) -> WireError {

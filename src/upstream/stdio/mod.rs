@@ -17,7 +17,6 @@ use super::wire::{OnNotification, Outgoing, Wire, WireError, answer_server_reque
 use crate::config::StdioUpstream;
 use crate::mcp::deep;
 
-#[path = "stdio_io.rs"]
 mod io;
 
 /// Wait before the second restart in a row; it doubles per further exit. Raising it spares a

@@ -4,25 +4,15 @@
 //! merged; and the names a server's errors and held tools take. Must not wait on one server for
 //! another's request.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use futures_util::future::join_all;
 use serde_json::{Map, Value};
 
-use super::fleet::FleetInner;
-use super::{CallContext, MAX_PAGES, UpstreamError};
+use super::members::{FleetInner, named};
 use crate::catalog::exposed::{SEPARATOR, split_prefixed};
 use crate::mcp::code;
-
-/// Who owns what, from the last lists.
-#[derive(Debug, Default)]
-pub struct Owners {
-    /// Resource URI → server index.
-    resources: HashMap<String, usize>,
-    /// URI template's fixed head (up to its first `{`) → server index.
-    templates: Vec<(String, usize)>,
-}
+use crate::upstream::{CallContext, MAX_PAGES, UpstreamError};
 
 fn invalid(message: String) -> UpstreamError {
     UpstreamError::Rpc {
@@ -236,46 +226,4 @@ async fn list_one(
         items
     };
     tokio::time::timeout(budget, work).await.unwrap_or_default()
-}
-
-/// The name a held tool of `server` goes by in the merged catalog and in `mws tools`:
-/// `<server>__<tool>`, never shortened (it is not listed).
-pub fn held_name(server: &str, tool: &str) -> String {
-    format!("{server}{}{tool}", crate::catalog::exposed::SEPARATOR)
-}
-
-/// `e` with the server's name in its message (an upstream's own JSON-RPC error keeps its code
-/// and data).
-pub fn named(server: &str, e: UpstreamError) -> UpstreamError {
-    match e {
-        UpstreamError::Rpc {
-            code,
-            message,
-            data,
-        } => UpstreamError::Rpc {
-            code,
-            message: format!("server \"{server}\": {message}"),
-            data,
-        },
-        UpstreamError::Unavailable(m) => {
-            UpstreamError::Unavailable(format!("server \"{server}\": {m}"))
-        }
-        UpstreamError::Protocol(m) => UpstreamError::Protocol(format!("server \"{server}\": {m}")),
-        UpstreamError::SessionExpired => UpstreamError::Unavailable(format!(
-            "server \"{server}\": its session expired; the call was not retried"
-        )),
-        UpstreamError::NeedsLogin { why, .. } => UpstreamError::NeedsLogin {
-            server: Some(server.to_string()),
-            why,
-        },
-        UpstreamError::Timeout { after, .. } => UpstreamError::Timeout {
-            after,
-            server: Some(server.to_string()),
-        },
-        UpstreamError::Held(mut h) => {
-            h.name = held_name(server, &h.name);
-            UpstreamError::Held(h)
-        }
-        other => other,
-    }
 }

@@ -5,12 +5,11 @@
 //! Must not know about downstream clients.
 
 use std::sync::{Arc, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::remote::Inner;
-use super::{CallContext, MAX_PAGES, UpstreamError};
+use crate::upstream::{CallContext, MAX_PAGES, UpstreamError};
 
 /// Tools one listing of one server may hold: a server that passes it (endless cursors, or a
 /// catalog no client could use) fails the listing and its last good catalog is served. Raising
@@ -22,6 +21,25 @@ pub const MAX_LISTING_TOOLS: usize = 10_000;
 /// admits larger catalogs, at about twice the raise in peak memory while the last page is parsed
 /// beside the pages before it (the endless-cursor bench's peak).
 pub const MAX_LISTING_BYTES: usize = 16 * 1024 * 1024;
+
+/// One server's connection and catalog cache, as `Remote` and its refresh task share them.
+pub(super) struct Inner {
+    pub(super) conn: crate::upstream::conn::Conn,
+    pub(super) cache: crate::upstream::cache::Cache,
+    /// One refresh at a time; others wait for it or (in the background) skip.
+    pub(super) refreshing: tokio::sync::Mutex<()>,
+    pub(super) list_budget: Duration,
+    /// The first listing's budget, the server's start included (`timeouts.firstStartMs`).
+    pub(super) first_start_budget: Duration,
+    /// Set once the first listing has been tried: later ones get `list_budget`.
+    pub(super) listed_once: std::sync::atomic::AtomicBool,
+    pub(super) call_budget: Duration,
+    pub(super) notes: tokio::sync::broadcast::Sender<Value>,
+    /// `target(config)`, for messages.
+    pub(super) target: String,
+    /// Its name among `servers` (`None`: the single upstream), for warnings.
+    pub(super) server: Option<String>,
+}
 
 impl Inner {
     pub(super) fn notification(self: &Arc<Self>, msg: &Value) {

@@ -251,5 +251,5 @@ impl Auth {
 }
 
 #[cfg(test)]
-#[path = "http_auth_tests.rs"]
+#[path = "auth_tests.rs"]
 mod tests;
