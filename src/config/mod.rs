@@ -13,6 +13,7 @@ mod paths;
 mod raw;
 mod results;
 mod safety;
+pub mod schedule;
 pub mod search;
 pub mod servers;
 pub mod store;
@@ -29,7 +30,7 @@ pub use servers::Server;
 /// Default listen port.
 pub const DEFAULT_PORT: u16 = 4484;
 /// The commented default config that `mws init` writes; it parses to `Config::default()`.
-pub const DEFAULT_TEXT: &str = include_str!("config/default.jsonc");
+pub const DEFAULT_TEXT: &str = include_str!("default.jsonc");
 
 /// Default name the client registered the proxy under.
 pub const DEFAULT_SERVER_NAME: &str = "toolbox";
@@ -138,8 +139,8 @@ pub struct Promote {
     pub window_days: u32,
     pub keep_days: u32,
     pub pin_decay_days: u32,
-    /// When `mws serve` runs ingest + promote by itself (`promote::schedule`).
-    pub schedule: crate::promote::schedule::Schedule,
+    /// When `mws serve` runs ingest + promote by itself (`config::schedule`).
+    pub schedule: schedule::Schedule,
     /// Team priors: list a tool that at least this many teammates used successfully within
     /// `windowDays` (needs `store.postgres`); 0 is off.
     pub team: u32,
@@ -217,7 +218,7 @@ impl Default for Promote {
             window_days: 30,
             keep_days: 60,
             pin_decay_days: 90,
-            schedule: crate::promote::schedule::DEFAULT,
+            schedule: schedule::DEFAULT,
             team: 0,
         }
     }

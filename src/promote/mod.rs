@@ -22,7 +22,6 @@
 //! the clients' prompt caches warm.
 
 pub mod pin_files;
-pub mod schedule;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 

@@ -17,6 +17,7 @@ mod server;
 mod history;
 mod history_writers;
 mod ingest;
+mod layers;
 mod listed;
 mod login;
 mod matrix;
