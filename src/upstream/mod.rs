@@ -1,6 +1,8 @@
-//! Talking to the upstream (docs/protocol.md): the `Upstream` interface the proxy serves from, and
-//! its implementations (HTTP modern + legacy, stdio child) with negotiation and the catalog cache.
-//! Must not know about downstream clients beyond the `CallContext` they hand in.
+//! Talking to the upstream (docs/protocol.md). This file is the base: the `Upstream` interface the
+//! proxy serves from, its errors, `CallContext` and the catalog snapshot. The folders below it are
+//! the wires (`http/`, `stdio/`), one connection (`conn/`), one server (`remote/`) and several
+//! (`fleet/`, whose `connect` picks between them). Must not know about downstream clients beyond
+//! the `CallContext` they hand in.
 
 pub mod approvals;
 mod cache;

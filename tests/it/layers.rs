@@ -6,11 +6,20 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::LazyLock;
 
 use regex::Regex;
 use walkdir::WalkDir;
 
 use crate::support::root;
+
+/// An inline test module: where a file's code for the layers ends.
+static TEST_MODULE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"#\[cfg\(test\)\]\s*mod [a-z_]+\s*\{").unwrap());
+/// `crate::NAME`.
+static SINGLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bcrate::([a-z_]+)\b").unwrap());
+/// `crate::{NAME, …}`.
+static GROUP: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\bcrate::\{([^}]*)\}").unwrap());
 
 /// The modules `src/lib.rs` declares, in its order.
 fn lib_order() -> Vec<String> {
@@ -25,8 +34,7 @@ fn lib_order() -> Vec<String> {
 /// The code of one file a reader of the layers reads: no comment lines, no tests.
 fn code_of(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
-    let tests = Regex::new(r"#\[cfg\(test\)\]\s*mod [a-z_]+\s*\{").unwrap();
-    let code = tests.split(&text).next().unwrap_or_default();
+    let code = TEST_MODULE.split(&text).next().unwrap_or_default();
     code.lines()
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
@@ -36,8 +44,6 @@ fn code_of(path: &Path) -> String {
 /// The top-level modules one module's files name.
 fn names_used(module: &str) -> BTreeSet<String> {
     let src = root().join("src");
-    let single = Regex::new(r"\bcrate::([a-z_]+)\b").unwrap();
-    let group = Regex::new(r"\bcrate::\{([^}]*)\}").unwrap();
     let mut paths = vec![src.join(format!("{module}.rs"))];
     paths.extend(
         WalkDir::new(src.join(module))
@@ -55,8 +61,8 @@ fn names_used(module: &str) -> BTreeSet<String> {
             continue;
         }
         let code = code_of(path);
-        used.extend(single.captures_iter(&code).map(|c| c[1].to_string()));
-        for g in group.captures_iter(&code) {
+        used.extend(SINGLE.captures_iter(&code).map(|c| c[1].to_string()));
+        for g in GROUP.captures_iter(&code) {
             for item in g[1].split(',') {
                 let head = item.trim().split("::").next().unwrap_or("").trim();
                 if !head.is_empty() {

@@ -30,8 +30,9 @@ use crate::upstream::{
 };
 use members::{FleetInner, Member, Owners, named};
 
-/// Connects to the configured upstream (HTTP or stdio child). Returns at once: negotiation and
-/// the first list happen in the background, and `catalog()` serves `catalog.json` meanwhile.
+/// Connects to the configured upstream: the fleet of `servers`, or the one server `upstream`
+/// names (HTTP or a stdio child). Returns at once: negotiation and the first list happen in the
+/// background, and `catalog()` serves `catalog.json` meanwhile.
 pub fn connect(config: &Config) -> Arc<dyn Upstream> {
     if config.servers.is_empty() {
         Remote::connect(config, None)
