@@ -32,7 +32,7 @@ pub fn import(config: Option<&Path>, args: SetupImportArgs) -> CmdResult {
         .map(|l| l.config.clone())
         .unwrap_or_default();
     let url = endpoint(&c);
-    let programs = apply::Programs {
+    let programs = crate::setup::sources::Programs {
         claude: on_path("claude"),
         codex: on_path("codex"),
     };

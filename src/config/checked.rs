@@ -77,7 +77,7 @@ pub fn http_url<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Er
     let Some(s) = Option::<String>::deserialize(d)? else {
         return Ok(None);
     };
-    super::servers::check_url(&s).map_err(de::Error::custom)?;
+    check_url(&s).map_err(de::Error::custom)?;
     Ok(Some(s))
 }
 
@@ -109,7 +109,7 @@ pub fn header(name: &str, value: &str) -> Result<(), String> {
         };
         // `${NAME:-default}`: the name is checked, the default is text.
         let var = after[..end]
-            .split_once(super::servers::DEFAULT_SEP)
+            .split_once(DEFAULT_SEP)
             .map_or(&after[..end], |(var, _)| var);
         if var.is_empty() {
             return Err(format!("empty ${{}} in header {name:?}: {fix}"));
@@ -139,3 +139,22 @@ fn is_var_name(s: &str) -> bool {
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
+
+/// An `http://` or `https://` URL with a host. The message never repeats the URL.
+pub fn check_url(s: &str) -> Result<reqwest::Url, String> {
+    let want = "expected http:// or https:// and a host";
+    let url = reqwest::Url::parse(s).map_err(|e| format!("not a URL ({e}): {want}"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!(
+            "a URL with scheme {:?} is not supported: {want}",
+            url.scheme()
+        ));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("not a URL (no host): {want}"));
+    }
+    Ok(url)
+}
+
+/// What separates a variable from its default in `${NAME:-default}`.
+pub const DEFAULT_SEP: &str = ":-";

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-mod checked;
+pub mod checked;
 mod errors;
 pub(crate) mod jsonc;
 mod paths;

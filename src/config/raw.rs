@@ -47,7 +47,7 @@ impl TryFrom<RawUpstream> for Upstream {
                 }
                 let headers = r.headers.unwrap_or_default();
                 if !headers.is_empty() && r.allow_insecure_http != Some(true) {
-                    let parsed = super::servers::check_url(&url)?;
+                    let parsed = super::checked::check_url(&url)?;
                     super::servers::insecure_headers(&parsed, Some("`upstream`"))?;
                 }
                 Ok(Upstream::Http(HttpUpstream {

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
+use super::checked::{DEFAULT_SEP, Object, check_url};
 use super::{HttpUpstream, StdioUpstream, Upstream};
 
 /// Longest server name. Every exposed tool name starts with `<server>__`, and a client adds
@@ -81,7 +82,7 @@ impl<'de> Visitor<'de> for ServersVisitor {
                     "server name \"{name}\" appears twice; each server needs its own name"
                 )));
             }
-            let raw: super::checked::Object<RawServer> = map.next_value()?;
+            let raw: Object<RawServer> = map.next_value()?;
             let server = shape(&name, raw.0).map_err(de::Error::custom)?;
             if server.adopts_upstream_history
                 && let Some(other) = out.iter().find(|s: &&Server| s.adopts_upstream_history)
@@ -249,22 +250,6 @@ fn shape(name: &str, r: RawServer) -> Result<Server, String> {
     })
 }
 
-/// An `http://` or `https://` URL with a host. The message never repeats the URL.
-pub fn check_url(s: &str) -> Result<reqwest::Url, String> {
-    let want = "expected http:// or https:// and a host";
-    let url = reqwest::Url::parse(s).map_err(|e| format!("not a URL ({e}): {want}"))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "a URL with scheme {:?} is not supported: {want}",
-            url.scheme()
-        ));
-    }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err(format!("not a URL (no host): {want}"));
-    }
-    Ok(url)
-}
-
 /// Why a server could not start from its config: an unset variable, a bad URL after expansion,
 /// a secret that would cross a network in clear.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -381,9 +366,6 @@ pub fn expand_text(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Resul
     out.push_str(rest);
     Ok(out)
 }
-
-/// What separates a variable from its default in `${NAME:-default}`.
-pub const DEFAULT_SEP: &str = ":-";
 
 /// How a default is written, for messages.
 const DEFAULT_FORM: &str = "${NAME:-default} (a default cannot hold })";

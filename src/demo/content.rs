@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::state::State;
+use super::tools::State;
 use super::tools::{self, Args};
 use crate::mcp::{RpcError, code};
 

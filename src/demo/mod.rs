@@ -5,7 +5,6 @@
 
 pub mod content;
 pub mod protocol;
-pub mod state;
 pub mod tools;
 
 use std::io::{BufRead, Write};

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
 use super::content;
-use super::state::State;
+use super::tools::State;
 use super::tools::{self, ToolError};
 use crate::mcp::{
     LEGACY_VERSIONS, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO,

@@ -10,8 +10,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::EmbedError;
+use crate::config::checked::check_url;
 use crate::config::search::Endpoint;
-use crate::config::servers::{check_url, expand_text, insecure_headers};
+use crate::config::servers::{expand_text, insecure_headers};
 
 /// Texts sent per request. Raising it makes fewer, bigger requests while a catalog is embedded.
 const BATCH: usize = 64;

@@ -72,17 +72,6 @@ pub struct Set {
     manifest: Manifest,
 }
 
-/// A stable digest of file contents (FNV-1a, 64 bits): tells a changed file from an unchanged
-/// one; not a security check.
-pub fn digest(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")
-}
-
 impl Set {
     /// A new empty set under `state_dir`, named by `stamp` (a sortable UTC time).
     pub fn create(state_dir: &Path, stamp: &str) -> std::io::Result<Set> {
@@ -146,7 +135,7 @@ impl Set {
     /// Records what each saved file, and each entry put in, holds now, for undo's check.
     pub fn finish(&mut self) -> std::io::Result<()> {
         for e in &mut self.manifest.files {
-            e.after = std::fs::read(&e.path).ok().map(|b| digest(&b));
+            e.after = std::fs::read(&e.path).ok().map(|b| super::doc::digest(&b));
         }
         for c in &mut self.manifest.changes {
             if c.action == Action::Added {

@@ -122,12 +122,23 @@ fn toml_json(item: &toml_edit::Item) -> Option<Value> {
     serde_json::to_value(t.remove("x")?).ok()
 }
 
+/// A stable digest of file contents (FNV-1a, 64 bits): tells a changed file from an unchanged
+/// one; not a security check.
+pub fn digest(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
 /// A digest of an entry that does not depend on key order or formatting: tells an entry changed
 /// since from one left as it was, without keeping its values (they may hold secrets).
 pub fn entry_digest(v: &Value) -> String {
     let mut text: Vec<u8> = Vec::new();
     write_sorted(v, &mut text);
-    super::backup::digest(&text)
+    digest(&text)
 }
 
 /// `v` as JSON text with every object's keys in sorted order.

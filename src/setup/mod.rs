@@ -4,9 +4,6 @@
 //! only `apply*`, `write`, `backup`, `lock` and `undo` write, and only the files a plan names.
 
 pub mod apply;
-mod apply_checks;
-mod apply_cli;
-mod apply_files;
 pub mod backup;
 pub mod claude_code;
 pub mod claude_desktop;
@@ -189,6 +186,16 @@ impl Origin {
             project: None,
         }
     }
+}
+
+/// A registration a server behind mws came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Source {
+    #[serde(flatten)]
+    pub origin: Origin,
+    /// Its name in that client.
+    pub name: String,
+    pub flags: Vec<Flag>,
 }
 
 /// One server registration found in a client's file.

@@ -7,10 +7,11 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
-use super::apply::Programs;
+use super::sources::Programs;
 use super::tool_policy::{self, ToolPolicy};
 use super::{
-    Client, FileError, FileStatus, Findings, Flag, Found, Origin, Scope, Skipped, Transport, names,
+    Client, FileError, FileStatus, Findings, Flag, Found, Origin, Scope, Skipped, Source,
+    Transport, names,
 };
 
 /// One entry of the `servers` map, in the shape mws's config takes (values verbatim).
@@ -31,16 +32,6 @@ pub enum ServerConfig {
         #[serde(skip_serializing_if = "Option::is_none")]
         cwd: Option<PathBuf>,
     },
-}
-
-/// A registration a server behind mws came from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Source {
-    #[serde(flatten)]
-    pub origin: Origin,
-    /// Its name in that client.
-    pub name: String,
-    pub flags: Vec<Flag>,
 }
 
 /// A server that goes behind mws, with every registration it merges.
@@ -381,9 +372,9 @@ fn config_of(t: &Transport, project: Option<&Path>) -> Result<ServerConfig, Stri
         // A URL mws's config would refuse keeps the server with its client (a `${VAR}` in it is
         // checked when mws starts the server).
         Transport::Http { url, .. }
-            if !url.contains("${") && crate::config::servers::check_url(url).is_err() =>
+            if !url.contains("${") && crate::config::checked::check_url(url).is_err() =>
         {
-            let why = crate::config::servers::check_url(url).unwrap_err();
+            let why = crate::config::checked::check_url(url).unwrap_err();
             Err(format!("its URL cannot be used by mws: {why}"))
         }
         Transport::Http { url, headers } => Ok(ServerConfig::Http {

@@ -9,6 +9,13 @@ use std::path::{Path, PathBuf};
 use super::claude_code::Choices as ClaudeChoices;
 use super::{Client, FileError, FileStatus, Findings, Flag, Scope};
 
+/// The client CLIs found on PATH (`None`: not installed).
+#[derive(Debug, Clone, Default)]
+pub struct Programs {
+    pub claude: Option<PathBuf>,
+    pub codex: Option<PathBuf>,
+}
+
 /// What decides where the files are: given, never read from the process here.
 #[derive(Debug, Clone, Default)]
 pub struct Env {
@@ -205,7 +212,7 @@ pub fn scan(env: &Env) -> Findings {
         read(kind, &text, &path, &mut out);
         let ok = out.errors.len() == errors_before;
         let mut st = status(client, &path, if ok { "read" } else { "error" });
-        st.digest = Some(super::backup::digest(text.as_bytes()));
+        st.digest = Some(super::doc::digest(text.as_bytes()));
         out.files.push(st);
     }
     mark_claude_choices(&mut out, claude_choices);

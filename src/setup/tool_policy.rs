@@ -9,9 +9,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::Flag;
+use super::Source;
 use super::entry::{opt_str, string_list};
 use super::jsonc_edit;
-use super::plan::Source;
 
 /// What a moved server's tool settings come to in mws's config.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]

@@ -67,7 +67,8 @@ pub fn undo(
         .iter()
         .map(|e| std::fs::read(&e.path).ok())
         .collect();
-    let changed = |i: usize| now[i].as_deref().map(backup::digest) != saved.manifest.files[i].after;
+    let changed =
+        |i: usize| now[i].as_deref().map(super::doc::digest) != saved.manifest.files[i].after;
     if force {
         for i in (0..now.len()).filter(|&i| changed(i)) {
             announce(&discards(&saved, i, now[i].as_deref()));

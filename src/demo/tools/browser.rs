@@ -8,8 +8,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::web::{Action, DOCS, Page, SHOP, find, known_host, no_element, render};
-use super::{Args, ToolError, ToolOut, ToolResult, fail};
-use crate::demo::state::State;
+use super::{Args, State, ToolError, ToolOut, ToolResult, fail};
 
 /// A 4x3 pale-blue PNG: what every screenshot looks like in the demo.
 const SCREENSHOT_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAADCAIAAAA7ljmRAAAAEUlEQVR4nGN49+4/HDHg5AAAm6ciRX7TIX8AAAAASUVORK5CYII=";

@@ -4,9 +4,8 @@
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
-use super::{Args, ToolError, ToolOut, ToolResult, fail, time_arg};
+use super::{Args, State, ToolError, ToolOut, ToolResult, USER, at, fail, time_arg};
 use crate::clock::{fmt, parse};
-use crate::demo::state::{State, USER, at};
 
 /// Free-time search looks at this many days when `time_max` is omitted.
 const FREE_TIME_DEFAULT_DAYS: i64 = 5;

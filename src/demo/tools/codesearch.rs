@@ -9,8 +9,7 @@ use serde_json::{Value, json};
 
 use super::corpus::{REPOS, Repo};
 use super::vcs::{commit_view, file_diffs, lcs, repo, resolve, tree};
-use super::{Args, ToolError, ToolOut, ToolResult, fail};
-use crate::demo::state::State;
+use super::{Args, State, ToolError, ToolOut, ToolResult, fail};
 
 /// A grep or search stops after this many matching lines; raising it lengthens replies.
 const MAX_MATCHES: usize = 200;

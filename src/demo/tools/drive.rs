@@ -4,9 +4,8 @@
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
-use super::{Args, ToolError, ToolOut, ToolResult, fail, page, time_arg};
+use super::{Args, State, ToolError, ToolOut, ToolResult, USER, at, fail, page, time_arg};
 use crate::clock::fmt;
-use crate::demo::state::{State, USER, at};
 
 pub const FOLDER: &str = "application/vnd.folder";
 /// The root folder's id.

@@ -6,8 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 
-use super::{Args, ToolError, ToolOut, ToolResult, fail, page};
-use crate::demo::state::{State, USER, at};
+use super::{Args, State, ToolError, ToolOut, ToolResult, USER, at, fail, page};
 
 const SYSTEM_LABELS: &[&str] = &["INBOX", "SENT", "DRAFTS", "TRASH", "STARRED", "UNREAD"];
 

@@ -9,7 +9,7 @@ use time::macros::datetime;
 
 use super::{ToolError, call as run, check_args};
 use crate::demo::protocol::catalog_tools;
-use crate::demo::state::State;
+use crate::demo::tools::State;
 
 pub(super) fn state() -> State {
     State::seeded(datetime!(2026-12-01 08:00 UTC))

@@ -5,16 +5,22 @@
 
 use std::path::{Path, PathBuf};
 
-use super::apply::{Move, Programs, Target};
-use super::backup;
-use super::plan::Plan;
-use super::{Client, Found, Origin, Scope, sources};
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::config::{config_text, entries, policies};
+use super::files::servers_key;
+use super::{Move, Target, read};
+use crate::setup::plan::{Plan, ServerConfig};
+use crate::setup::sources::{self, Programs};
+use crate::setup::{Client, Found, Origin, Scope};
 
 /// True when a client's registration is mws: its endpoint, or an `mws` program.
 pub(super) fn found_is_mws(f: &Found, target: &Target) -> bool {
     match &f.transport {
-        super::Transport::Http { url, .. } => super::plan::same_endpoint(url, &target.url),
-        super::Transport::Stdio { command, .. } => {
+        crate::setup::Transport::Http { url, .. } => {
+            crate::setup::plan::same_endpoint(url, &target.url)
+        }
+        crate::setup::Transport::Stdio { command, .. } => {
             Some(command) == target.stdio.first()
                 || Path::new(command).file_name().is_some_and(|n| n == "mws")
         }
@@ -58,7 +64,7 @@ pub(super) fn name_taken(
 pub(super) fn place_of(origin: &Origin) -> Vec<String> {
     let key = match origin.client {
         Client::Codex => "mcp_servers",
-        c => super::apply_files::servers_key(c),
+        c => servers_key(c),
     };
     match (origin.client, origin.scope, &origin.project) {
         (Client::ClaudeCode, Scope::Local, Some(p)) => {
@@ -112,7 +118,7 @@ pub(super) fn client_ready(
     let mut files: Vec<PathBuf> = ms.iter().map(|m| m.source.origin.file.clone()).collect();
     match client {
         Client::ClaudeCode => files.push(sources::claude_user_file(env)),
-        Client::Codex => files.push(super::apply::codex_user_file(env)),
+        Client::Codex => files.push(super::codex_user_file(env)),
         _ => {}
     }
     files.sort();
@@ -127,8 +133,8 @@ pub(super) fn client_ready(
         ));
     }
     let unwritable = files.iter().find_map(|f| {
-        super::write::target_of(f)
-            .and_then(|_| super::write::check_writable(f))
+        crate::setup::write::target_of(f)
+            .and_then(|_| crate::setup::write::check_writable(f))
             .err()
             .map(|e| (f, e))
     });
@@ -161,9 +167,91 @@ pub(super) fn client_ready(
 /// The file holds what the plan was made from (or, not read for the plan, is as absent or
 /// present as then: a file only a CLI writes, such as a missing `~/.codex/config.toml`).
 fn unchanged(plan: &Plan, file: &Path) -> bool {
-    let now = std::fs::read(file).ok().map(|b| backup::digest(&b));
+    let now = std::fs::read(file)
+        .ok()
+        .map(|b| crate::setup::doc::digest(&b));
     match plan.files.iter().find(|f| f.file == file) {
         Some(f) => f.digest == now,
         None => true,
     }
+}
+
+/// True when `config` is mws itself at `url` (a registration of mws is not put behind mws).
+fn is_mws(config: &ServerConfig, url: &str) -> bool {
+    matches!(config, ServerConfig::Http { url: u, .. } if crate::setup::plan::same_endpoint(u, url))
+}
+
+/// A client that can go ahead: its moves and the files it will change.
+pub(super) type Ready<'a> = (Client, Vec<Move<'a>>, Vec<PathBuf>);
+
+/// Everything `--apply` checks before it changes a file, and what came of it.
+pub(super) struct Preflight<'a> {
+    /// The clients that can go ahead.
+    pub ready: Vec<Ready<'a>>,
+    /// Why the other clients keep their servers.
+    pub errors: Vec<String>,
+    /// mws's config as it is now.
+    pub config_before: Option<Vec<u8>>,
+}
+
+/// Every registration of `plan` that leaves its client (a registration of mws stays).
+pub(super) fn moves_of<'a>(plan: &'a Plan, target: &Target) -> Vec<Move<'a>> {
+    plan.imported
+        .iter()
+        .filter(|i| !is_mws(&plan.servers[&i.name], &target.url))
+        .flat_map(|i| {
+            i.sources.iter().map(move |s| Move {
+                server: &i.name,
+                source: s,
+            })
+        })
+        .collect()
+}
+
+/// The checks (see the module doc), writing nothing: `Err` when nothing can go ahead at all
+/// (mws's config), the clients that can and why the others cannot otherwise.
+pub(super) fn preflight<'a>(
+    plan: &'a Plan,
+    env: &sources::Env,
+    target: &Target,
+    programs: &Programs,
+    moves: &[Move<'a>],
+) -> Result<Preflight<'a>, String> {
+    // mws's own config must take the servers before any client lets go of them.
+    let at_config = |e: String| format!("{}: {e}", target.config_path.display());
+    crate::setup::write::target_of(&target.config_path)
+        .and_then(|_| crate::setup::write::check_writable(&target.config_path))
+        .map_err(at_config)?;
+    let config_before = read(&target.config_path)?;
+    let all: BTreeSet<&str> = moves.iter().map(|m| m.server).collect();
+    let (full, _) = config_text(
+        &String::from_utf8_lossy(config_before.as_deref().unwrap_or_default()),
+        &entries(plan, &all),
+        &policies(plan, &all),
+    )
+    .map_err(|e| at_config(format!("cannot add `servers`: {e}")))?;
+    check_config(&full).map_err(|e| {
+        at_config(format!(
+            "the config with these servers would not load ({e}), so no client is changed"
+        ))
+    })?;
+    let mut by_client: BTreeMap<Client, Vec<Move>> = BTreeMap::new();
+    for m in moves {
+        by_client
+            .entry(m.source.origin.client)
+            .or_default()
+            .push(m.clone());
+    }
+    let mut out = Preflight {
+        ready: Vec::new(),
+        errors: Vec::new(),
+        config_before,
+    };
+    for (client, ms) in by_client {
+        match client_ready(plan, env, target, programs, client, &ms) {
+            Ok(files) => out.ready.push((client, ms, files)),
+            Err(e) => out.errors.push(e),
+        }
+    }
+    Ok(out)
 }

@@ -10,10 +10,11 @@ use std::process::{Command, Stdio};
 
 use serde_json::json;
 
-use super::apply::{Move, Outcome, Programs, Target, Via};
-use super::backup::Action;
-use super::plan::Plan;
-use super::{Client, Scope, sources};
+use super::{Move, Outcome, Target, Via};
+use crate::setup::backup::Action;
+use crate::setup::plan::Plan;
+use crate::setup::sources::{self, Programs};
+use crate::setup::{Client, Found, Scope};
 
 /// Claude Code: register mws in user scope (started over stdio, or at its URL with `--http`; its
 /// tools loaded up front: `alwaysLoad`), then remove each moved registration from its scope.
@@ -86,7 +87,7 @@ pub(super) fn codex<'a>(
         }
         Via::Http => add.extend(["--url", target.url.as_str()]),
     }
-    let user_file = super::apply::codex_user_file(env);
+    let user_file = super::codex_user_file(env);
     moves(
         (Client::Codex, program),
         plan,
@@ -127,7 +128,7 @@ fn codex_project_remove(file: &Path, name: &str) -> Result<(), String> {
     if removed.is_none() {
         return Err(at(format!("has no [mcp_servers.{name}] any more")));
     }
-    super::write::keeping_mode(file, doc.to_string().as_bytes()).map_err(at)
+    crate::setup::write::keeping_mode(file, doc.to_string().as_bytes()).map_err(at)
 }
 
 /// Registers mws (unless the client has it under that name and keeps it), then runs one removal
@@ -142,7 +143,7 @@ fn moves<'a>(
 ) -> Outcome<'a> {
     let mut out = Outcome::default();
     let name = client.as_str();
-    let leaving = |f: &super::Found| {
+    let leaving = |f: &Found| {
         ms.iter()
             .any(|m| m.source.name == f.name && m.source.origin == f.origin)
     };
@@ -188,7 +189,7 @@ fn moves<'a>(
         match result {
             Ok(()) => {
                 out.moved.push(m.server);
-                let at = super::apply_checks::place_of(o);
+                let at = super::checks::place_of(o);
                 out.change(&o.file, &at, &m.source.name, Action::Removed);
                 out.done.push(format!(
                     "{name}: `{}` ({place}) now behind mws as `{}`",

@@ -1,8 +1,12 @@
 //! Tests of `apply` on a temp HOME without client CLIs: a file changed after the plan was made is
 //! left alone with nothing backed up, and a second `--apply` finds mws registered and does nothing.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
+use serde_json::json;
+
+use super::config::{UPSTREAM_SERVER_NAME, config_text};
 use super::*;
 use crate::setup::plan;
 

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::apply::{Move, Outcome, Target, Via};
-use super::backup::Action;
-use super::{Client, jsonc_edit};
+use super::{Move, Outcome, Target, Via};
+use crate::setup::backup::Action;
+use crate::setup::{Client, jsonc_edit};
 
 /// The key of the map a client keeps its servers in, in the files mws edits.
 pub(super) fn servers_key(client: Client) -> &'static str {
@@ -48,7 +48,7 @@ pub(super) fn edit<'a>(client: Client, target: &Target, ms: &[Move<'a>]) -> Outc
     for (file, ms) in files {
         let mut added = false;
         let edited = (|| -> Result<String, String> {
-            let before = super::apply::read(file)?.ok_or("it is gone")?;
+            let before = super::read(file)?.ok_or("it is gone")?;
             let mut text = String::from_utf8(before).map_err(|e| e.to_string())?;
             for m in &ms {
                 text = jsonc_edit::remove(&text, &[key], &m.source.name)?;
@@ -70,7 +70,7 @@ pub(super) fn edit<'a>(client: Client, target: &Target, ms: &[Move<'a>]) -> Outc
             .map(|m| m.source.name.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        match edited.and_then(|t| super::write::keeping_mode(file, t.as_bytes())) {
+        match edited.and_then(|t| crate::setup::write::keeping_mode(file, t.as_bytes())) {
             Ok(()) => {
                 out.moved.extend(ms.iter().map(|m| m.server));
                 for m in &ms {
