@@ -70,10 +70,10 @@ fn main() {
             std::hint::black_box(Catalog::checked(r.serve));
         }));
         list_plain.extend(time(REPS, || {
-            std::hint::black_box(mws::server::listing::choose(&plain, &[], &config));
+            std::hint::black_box(mws::server::tools_list::choose(&plain, &[], &config));
         }));
         list_holding.extend(time(REPS, || {
-            std::hint::black_box(mws::server::listing::choose(&holding, &[], &config));
+            std::hint::black_box(mws::server::tools_list::choose(&holding, &[], &config));
         }));
     }
     let (c, r) = (median(checked), median(reviewed));

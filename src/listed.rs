@@ -1,7 +1,7 @@
 //! What is listed: the one rule for which upstream tools a client sees beside the meta-tools, and
 //! where the working set it starts from is kept (the store's `working_set` table; `mws promote`
 //! writes it, `working-set.json` is only an export of it). `mws serve` (through
-//! `server::listing`), `mws report`, `mws search` and `mws doctor` all ask here. A tool the
+//! `server::tools_list`), `mws report`, `mws search` and `mws doctor` all ask here. A tool the
 //! config's `policy` excludes (`crate::policy`) is never listed nor searched. The rule is pure;
 //! `stored_working_set` (and `stored_prior`, the usage counts search ranks with) read the
 //! database and must not create, migrate or write it.
@@ -80,7 +80,7 @@ pub struct Mode {
 /// The listing mode (`config.listing`): `working-set` and `all` are what they say; `auto` lists
 /// everything when the whole catalog costs fewer tokens than the meta-tools plus the working
 /// set, or is under `listAllBelowTokens`. Token figures are of the `tools/list` result each way;
-/// `None` where they were not counted (`server::listing::choose` says when). An empty catalog is
+/// `None` where they were not counted (`server::tools_list::choose` says when). An empty catalog is
 /// never "all": the meta-tools say the upstream is down.
 pub fn mode(
     config: &Config,

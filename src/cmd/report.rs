@@ -13,7 +13,7 @@ use crate::cli::ReportArgs;
 use crate::config::Config;
 use crate::report::render::{self, Style};
 use crate::report::{self, Inputs, Report, Tokenizer, TokenizerKind, UpstreamInfo, Window};
-use crate::server::listing::choose;
+use crate::server::tools_list::choose;
 use crate::store::Store;
 use crate::{clock, probe};
 

@@ -262,7 +262,7 @@ fn listed_names(cfg: &Config, catalog: &Catalog) -> HashSet<String> {
         );
         Vec::new()
     });
-    crate::server::listing::choose(catalog, &working_set, cfg)
+    crate::server::tools_list::choose(catalog, &working_set, cfg)
         .names
         .into_iter()
         .collect()

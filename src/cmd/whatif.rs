@@ -14,7 +14,7 @@ use crate::catalog::Catalog;
 use crate::cli::WhatIfArgs;
 use crate::config::Config;
 use crate::report::{Tokenizer, TokenizerKind, Window, tokens};
-use crate::server::listing::listed_tools;
+use crate::server::tools_list::listed_tools;
 use crate::store::Store;
 use crate::whatif::grid::{self, Axes};
 use crate::whatif::render::{self, WhatIf};

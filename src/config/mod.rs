@@ -16,7 +16,7 @@ mod safety;
 pub mod schedule;
 pub mod search;
 pub mod servers;
-pub mod store;
+pub mod team_store;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use errors::Problem;
@@ -76,7 +76,7 @@ pub struct Config {
     pub results: Results,
     /// The team's shared history (docs/teams.md); `None`: this machine's state.db only.
     #[serde(deserialize_with = "checked::object")]
-    pub store: store::Store,
+    pub store: team_store::TeamStore,
     /// Whose history this is in a team database; `None`: the OS login name.
     pub user: Option<String>,
 }
@@ -257,7 +257,7 @@ impl Default for Config {
             policy: Policy::default(),
             search: search::Search::default(),
             results: Results::default(),
-            store: store::Store::default(),
+            store: team_store::TeamStore::default(),
             user: None,
         }
     }

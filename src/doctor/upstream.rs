@@ -126,7 +126,7 @@ fn too_long(config: &Config, catalog: &Catalog) -> Vec<String> {
 /// then what the policy hides and which schemas cannot be checked (`doctor::safety`).
 fn listing(config: &Config, catalog: &Catalog) -> Vec<String> {
     let listed = match listed::stored_working_set(config) {
-        Ok(ws) => match crate::server::listing::choose(catalog, &ws, config) {
+        Ok(ws) => match crate::server::tools_list::choose(catalog, &ws, config) {
             c if c.mode.all => format!(
                 "clients see all {} tools and no meta-tools ({})",
                 c.names.len(),

@@ -175,7 +175,7 @@ pub struct Inputs<'a> {
     pub window: &'a Window,
     pub tokenizer: &'a Tokenizer,
     pub catalog: &'a Catalog,
-    /// The `tools/list` result as the proxy serves it (`server::listing::choose`), and its mode.
+    /// The `tools/list` result as the proxy serves it (`server::tools_list::choose`), and its mode.
     pub listed: &'a [Value],
     pub mode: &'a crate::listed::Mode,
     /// The config's `pins` (listed even when not in the working set).

@@ -3,7 +3,7 @@
 //! least one byte). Counting only what is kept keeps shaping a 1 MB result cheap. Pure: tokens are
 //! counted by the function handed in.
 
-use super::store::Items;
+use super::kept::Items;
 
 /// Bytes per token first guessed for text when none was measured: most text runs 3 to 5.
 /// Raising it guesses longer cuts (more recounts when they are over).

@@ -1,5 +1,5 @@
 //! Big tool results (docs/tools.md#big-results): a result over `results.maxTokens` is shaped
-//! (`shape.rs`) before it reaches the client, and what was cut is kept in memory (`store.rs`) for
+//! (`shape.rs`) before it reaches the client, and what was cut is kept in memory (`kept.rs`) for
 //! `results.keepMinutes`, under `results.memoryMb`, for the paging call `mws_result_page`
 //! (`page.rs`). A kept result's id is 128 random bits, and it pages only for the caller that got
 //! it (its `owner`: a session, a `--stdio` connection). Results are never written to disk or
@@ -7,9 +7,9 @@
 
 pub mod count;
 pub mod fit;
+pub mod kept;
 pub mod page;
 pub mod shape;
-pub mod store;
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -24,7 +24,7 @@ pub struct Results {
     max_tokens: usize,
     keep_minutes: f64,
     cap: usize,
-    store: Mutex<store::Store>,
+    store: Mutex<kept::Kept>,
 }
 
 /// Random bytes in a kept result's id. Raising it makes an id harder still to guess, at two
@@ -45,7 +45,7 @@ impl Results {
             max_tokens: config.max_tokens as usize,
             keep_minutes: config.keep_minutes,
             cap: config.memory_bytes(),
-            store: Mutex::new(store::Store::new(config.memory_bytes(), config.keep())),
+            store: Mutex::new(kept::Kept::new(config.memory_bytes(), config.keep())),
         }
     }
 
@@ -108,7 +108,7 @@ impl Results {
         let pieces = std::mem::take(&mut shaped.pieces);
         let leftover = Leftover(std::mem::take(&mut shaped.leftover));
         // A result larger than the whole store is not kept, and its markers say so.
-        let bytes = pieces.iter().map(store::Piece::bytes).sum::<usize>() + id.len();
+        let bytes = pieces.iter().map(kept::Piece::bytes).sum::<usize>() + id.len();
         if random.is_none() || bytes > self.cap || !self.lock().put(id, owner, pieces, now) {
             shape::not_kept(&mut shaped.result);
         }
@@ -122,7 +122,7 @@ impl Results {
         page::answer(args, owner, self, now, &|s: &str| counter.count(s))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, store::Store> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, kept::Kept> {
         self.store.lock().unwrap_or_else(|e| e.into_inner())
     }
 

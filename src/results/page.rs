@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 
 use super::Results;
 use super::fit;
+use super::kept::{Gone, Piece};
 use super::shape::{MARKER_TOKENS, PAGE_TOOL, page_call};
-use super::store::{Gone, Piece};
 
 fn answer_with(parts: Vec<String>, is_error: bool) -> Value {
     let content: Vec<Value> = parts

@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::fit;
-use super::store::{Items, Piece};
+use super::kept::{Items, Piece};
 
 /// Tokens reserved for each marker (the note and the paging call it spells out). Raising it
 /// leaves less of the result in the shaped answer.

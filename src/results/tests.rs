@@ -58,7 +58,7 @@ fn long_text_keeps_head_and_tail_around_the_marker() {
     ));
     assert!(text.starts_with(head));
     assert!(tokens(&s.result, &thirds) <= 500);
-    assert_eq!(s.pieces, [super::store::Piece::Text(text.clone())]);
+    assert_eq!(s.pieces, [super::kept::Piece::Text(text.clone())]);
     assert!(s.saved_bytes > text.len() / 2);
 }
 

@@ -60,7 +60,7 @@ pub enum Variant {
 /// The tools' tokens, counted per tool as they arrive: what `Index::build` reads. A token is
 /// counted where it lands (per term and field of the current tool), so no token list is kept.
 #[derive(Debug, Clone)]
-pub struct Tokens {
+pub struct TermCounts {
     /// Stemmed term → id, in order of first appearance.
     pub terms: FastMap<Box<str>, u32>,
     /// Per tool: `(term, count per field)` in order of first occurrence, tools one after another.
@@ -78,22 +78,22 @@ pub struct Tokens {
     slot: Vec<u32>,
 }
 
-/// Distinct terms a tool has on average, for `Tokens::with_capacity` (LiveMCP: 25, GitHub's:
+/// Distinct terms a tool has on average, for `TermCounts::with_capacity` (LiveMCP: 25, GitHub's:
 /// 40). A wrong guess costs only a reallocation.
 const TERMS_PER_TOOL: usize = 32;
 
-impl Default for Tokens {
-    fn default() -> Tokens {
-        Tokens::with_capacity(0)
+impl Default for TermCounts {
+    fn default() -> TermCounts {
+        TermCounts::with_capacity(0)
     }
 }
 
-impl Tokens {
+impl TermCounts {
     /// Room for about `tools` tools.
-    pub fn with_capacity(tools: usize) -> Tokens {
+    pub fn with_capacity(tools: usize) -> TermCounts {
         let mut doc_start = Vec::with_capacity(tools + 1);
         doc_start.push(0);
-        Tokens {
+        TermCounts {
             terms: FastMap::default(),
             doc_terms: Vec::with_capacity(tools * TERMS_PER_TOOL),
             doc_start,
@@ -141,8 +141,8 @@ impl Tokens {
     /// dictionary's ids, and terms new here get the next ids in `later`'s order of first
     /// appearance, so the result is what one pass over both would give. Both must be between
     /// tools (after `end_doc`).
-    pub fn append(&mut self, later: Tokens) {
-        let Tokens {
+    pub fn append(&mut self, later: TermCounts) {
+        let TermCounts {
             terms,
             doc_terms,
             doc_start,
@@ -173,7 +173,7 @@ impl Tokens {
 
     /// Everything but the per-term slots of the last tool (which only `push` reads).
     #[cfg(test)]
-    pub fn same_as(&self, other: &Tokens) -> bool {
+    pub fn same_as(&self, other: &TermCounts) -> bool {
         self.terms == other.terms
             && self.doc_terms == other.doc_terms
             && self.doc_start == other.doc_start
@@ -231,8 +231,8 @@ pub struct Index {
 
 impl Index {
     /// Builds the index from the tools' tokens.
-    pub fn build(tokens: Tokens, variant: Variant) -> Index {
-        let Tokens {
+    pub fn build(tokens: TermCounts, variant: Variant) -> Index {
+        let TermCounts {
             terms,
             doc_terms,
             doc_start,
@@ -395,7 +395,7 @@ mod tests {
             ],
             [vec!["read", "file"], vec![], vec![], vec!["x"]],
         ];
-        let mut tokens = Tokens::default();
+        let mut tokens = TermCounts::default();
         for doc in &docs {
             for (f, toks) in doc.iter().enumerate() {
                 for t in toks {

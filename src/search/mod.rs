@@ -241,13 +241,13 @@ fn name_tables(
 /// `DESCRIPTION_CHARS` characters of the description.
 ///
 /// From `PARALLEL_FROM` tools each half of the catalog is cut on a thread of its own and the
-/// second half's tokens are appended to the first's (`Tokens::append`): the same tokens, term ids
+/// second half's tokens are appended to the first's (`TermCounts::append`): the same tokens, term ids
 /// included, as one pass over the whole catalog.
 fn build_index(tools: &[Value], variant: Variant) -> bm25f::Index {
     bm25f::Index::build(tokenize_halves(tools), variant)
 }
 
-fn tokenize_halves(tools: &[Value]) -> bm25f::Tokens {
+fn tokenize_halves(tools: &[Value]) -> bm25f::TermCounts {
     if tools.len() < PARALLEL_FROM {
         return tokenize_tools(tools);
     }
@@ -274,11 +274,11 @@ fn tokenize_halves(tools: &[Value]) -> bm25f::Tokens {
 /// length), longer ones by their text. A description or parameter description seen before
 /// (GitHub's `owner` and `repo` parameters, one server's tools under several backends) is not
 /// cut again: its term ids are copied from the first time.
-fn tokenize_tools(tools: &[Value]) -> bm25f::Tokens {
+fn tokenize_tools(tools: &[Value]) -> bm25f::TermCounts {
     /// Cache value of a stop word.
     const STOP: u32 = u32::MAX;
     let fields = field_texts(tools);
-    let mut tokens = bm25f::Tokens::with_capacity(tools.len());
+    let mut tokens = bm25f::TermCounts::with_capacity(tools.len());
     let mut short: FastMap<u64, u32> = FastMap::default();
     let mut medium: FastMap<u128, u32> = FastMap::default();
     let mut long: FastMap<&str, u32> = FastMap::default();

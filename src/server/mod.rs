@@ -19,4 +19,4 @@ pub mod working_set;
 
 pub use http::{app, guards, modern};
 pub use proxy::calls::{CLIENT_CALL_ID_KEYS, STATELESS_SESSION_GAP};
-pub use proxy::{Proxy, embedding, guard_call, listing, meta_tools};
+pub use proxy::{Proxy, embedding, guard_call, meta_tools, tools_list};

@@ -94,7 +94,7 @@ impl Target {
     /// PostgreSQL either on this machine (loopback or a Unix socket) or over TLS
     /// (`sslmode=require`), so that no password crosses a network in the clear.
     pub fn parse(url: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Target, TeamError> {
-        crate::config::store::check_scheme(url)
+        crate::config::team_store::check_scheme(url)
             .map_err(|e| TeamError(format!("store.postgres: {e}")))?;
         let url =
             expand_text(url, lookup).map_err(|e| TeamError(format!("store.postgres: {e}")))?;

@@ -21,7 +21,7 @@ pub struct Member {
 /// Tokens of the listings over the team's sessions.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Tokens {
+pub struct ListingTokens {
     /// Every tool of this machine's catalog, as one `tools/list` costs.
     pub catalog_per_session: u64,
     /// What mws lists on this machine now.
@@ -45,7 +45,7 @@ pub struct TeamReport {
     pub tools: Vec<ToolUse>,
     /// Tools of this machine's catalog no member called successfully in the window.
     pub unused: Vec<String>,
-    pub tokens: Tokens,
+    pub tokens: ListingTokens,
     /// Members who keep themselves out of team figures: named, never counted.
     pub excluded: Vec<String>,
 }
@@ -72,7 +72,7 @@ pub fn compute(rows: TeamRows, i: Inputs) -> TeamReport {
         .collect();
     unused.sort();
     let sessions = rows.team.sessions;
-    let tokens = Tokens {
+    let tokens = ListingTokens {
         catalog_per_session: i.catalog_tokens,
         listed_per_session: i.listed_tokens,
         sessions,

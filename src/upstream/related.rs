@@ -1,5 +1,5 @@
 //! Log messages that belong to one call: a caller that wants the upstream's `notifications/message`
-//! for a `tools/call` runs it inside `scope` with a `LogSink`. Inside that scope the request asks
+//! for a `tools/call` runs it inside `scope` with a `CallSink`. Inside that scope the request asks
 //! the upstream for logs (a modern upstream gets `_meta["io.modelcontextprotocol/logLevel"]`, a
 //! legacy one a session-wide `logging/setLevel`), and the HTTP wire hands every
 //! `notifications/message` that arrives on that request's own response stream to the sink instead
@@ -53,7 +53,7 @@ impl Level {
 /// Where the log messages of the call running in this scope go, and the least severe level the
 /// client asked for.
 #[derive(Debug, Clone)]
-pub struct LogSink {
+pub struct CallSink {
     pub tx: mpsc::Sender<Value>,
     pub level: Level,
     /// The call's progress token as sent upstream and the client's own: the call's progress is
@@ -61,11 +61,11 @@ pub struct LogSink {
     pub progress: Option<(Value, Value)>,
 }
 
-impl LogSink {
+impl CallSink {
     /// A sink and the receiver its messages come out of.
-    pub fn new(level: Level) -> (LogSink, mpsc::Receiver<Value>) {
+    pub fn new(level: Level) -> (CallSink, mpsc::Receiver<Value>) {
         let (tx, rx) = mpsc::channel(SINK_CAPACITY);
-        let sink = LogSink {
+        let sink = CallSink {
             tx,
             level,
             progress: None,
@@ -74,18 +74,18 @@ impl LogSink {
     }
 
     /// Also takes the progress sent upstream with token `ours`, as the client's `theirs`.
-    pub fn with_progress(mut self, ours: Value, theirs: Value) -> LogSink {
+    pub fn with_progress(mut self, ours: Value, theirs: Value) -> CallSink {
         self.progress = Some((ours, theirs));
         self
     }
 }
 
 tokio::task_local! {
-    static SINK: LogSink;
+    static SINK: CallSink;
 }
 
 /// Runs `f` (a `tools/call` through the `Upstream`) with `sink` receiving its log messages.
-pub async fn scope<F: Future>(sink: LogSink, f: F) -> F::Output {
+pub async fn scope<F: Future>(sink: CallSink, f: F) -> F::Output {
     SINK.scope(sink, f).await
 }
 
@@ -180,7 +180,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_scope_takes_its_messages_at_or_above_its_level() {
-        let (sink, mut rx) = LogSink::new(Level::parse("info").unwrap());
+        let (sink, mut rx) = CallSink::new(Level::parse("info").unwrap());
         scope(sink, async {
             // (message, taken by the sink, relayed to the client)
             let cases = [
@@ -218,7 +218,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_scope_with_a_progress_token_takes_that_calls_progress_in_order() {
-        let (sink, mut rx) = LogSink::new(Level::parse("debug").unwrap());
+        let (sink, mut rx) = CallSink::new(Level::parse("debug").unwrap());
         let sink = sink.with_progress(json!("mws-1"), json!(7));
         let progress =
             |t: Value| json!({"method": "notifications/progress", "params": {"progressToken": t}});

@@ -9,7 +9,7 @@
 //! `Proxy` and its dispatch live here; its other methods each in the file of their step:
 //! `call_meta.rs` (`call_tool`, `call_read_only_tool`), `search.rs` (`search_tools`),
 //! `results_call.rs` (big results shaped and paged). What they use, none of which knows `Proxy`:
-//! `calls.rs` (a request's `_meta`, stateless sessions), `meta_tools.rs`, `listing.rs`,
+//! `calls.rs` (a request's `_meta`, stateless sessions), `meta_tools.rs`, `tools_list.rs`,
 //! `guard_call.rs`, `search_index.rs`, `embedding.rs`, `bridge.rs` and `instructions.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,9 +33,9 @@ use crate::server::proxy::calls::{
 use crate::server::proxy::embedding::SemanticState;
 use crate::server::proxy::guard_call::Guard;
 use crate::server::proxy::instructions::Facts;
-use crate::server::proxy::listing::listed_tools;
 use crate::server::proxy::meta_tools::{CALL_READ_ONLY_TOOL, CALL_TOOL, SEARCH_TOOLS};
 use crate::server::proxy::search_index::IndexCache;
+use crate::server::proxy::tools_list::listed_tools;
 use crate::server::relay::sessions::negotiate_legacy;
 use crate::server::relay::{logs, subscriptions};
 use crate::server::working_set::WorkingSet;
@@ -48,11 +48,11 @@ pub(super) mod calls;
 pub mod embedding;
 pub mod guard_call;
 pub mod instructions;
-pub mod listing;
 pub mod meta_tools;
 mod results_call;
 pub mod search;
 mod search_index;
+pub mod tools_list;
 
 impl From<UpstreamError> for RpcError {
     fn from(e: UpstreamError) -> RpcError {
@@ -222,7 +222,7 @@ impl Proxy {
                 _ => s.name.clone(),
             })
             .collect();
-        let chosen = crate::server::proxy::listing::choose(&snap.catalog, &ws, &self.config);
+        let chosen = crate::server::proxy::tools_list::choose(&snap.catalog, &ws, &self.config);
         instructions::instructions(&Facts {
             catalog: &listed::searchable_view(&snap.catalog, &self.config),
             have_catalog: snap.source != CatalogSource::None || !snap.catalog.is_empty(),

@@ -18,8 +18,8 @@ use crate::search::semantic::{FUSION, Semantic};
 use crate::server::proxy::Proxy;
 use crate::server::proxy::calls::text_result;
 use crate::server::proxy::embedding::catalog_vectors;
-use crate::server::proxy::listing::listed_names;
 use crate::server::proxy::meta_tools;
+use crate::server::proxy::tools_list::listed_names;
 use crate::store::SearchRecord;
 use crate::upstream::CatalogSource;
 

@@ -18,7 +18,7 @@ use tokio::sync::{broadcast, mpsc};
 use crate::mcp::{RpcError, code};
 use crate::server::relay::{progress, sse};
 use crate::upstream::Upstream;
-use crate::upstream::related::{self, Level, LogSink};
+use crate::upstream::related::{self, CallSink, Level};
 
 /// Does this proxy relay log messages (and so advertise `logging`)? Yes when the upstream, or
 /// one of several servers, can hand a call its own messages (`Upstream::relays_logs`).
@@ -106,7 +106,7 @@ where
         // Subscribed before the call starts, so no early progress is missed.
         (upstream.notifications(), ours, theirs)
     });
-    let (sink, logs) = LogSink::new(level);
+    let (sink, logs) = CallSink::new(level);
     // The call's progress comes in order with its logs when it arrives on the call's own stream;
     // the shared channel catches any that arrives elsewhere.
     let sink = match &progress {
@@ -149,7 +149,7 @@ pub async fn relaying<F, T>(level: Level, call: F, out: impl Fn(Value)) -> T
 where
     F: Future<Output = T>,
 {
-    let (sink, mut logs) = LogSink::new(level);
+    let (sink, mut logs) = CallSink::new(level);
     let call = related::scope(sink, call);
     tokio::pin!(call);
     loop {

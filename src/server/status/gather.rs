@@ -10,7 +10,7 @@ use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::report::hit_rate::{ListedAt, listed_intervals};
 use crate::report::{self, Inputs, Report, Tokenizer, TokenizerKind, UpstreamInfo, Window};
-use crate::server::proxy::listing::choose;
+use crate::server::proxy::tools_list::choose;
 use crate::store::report::{CallRef, RefusedRow, Span};
 use crate::store::status::{RecentCall, RunRow};
 use crate::store::{Store, StoreError};

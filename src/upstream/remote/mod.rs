@@ -7,14 +7,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod listing;
+mod refresh;
 
 use crate::config::Config;
 use crate::upstream::{
     CallContext, CatalogSnapshot, LOGIN_NAME, NOTIFICATION_BUFFER, REMEMBERED_FILE, Upstream,
     UpstreamError, UpstreamStatus, cache, conn, http, stdio, target, wire,
 };
-use listing::{Inner, spawn_refresh};
+use refresh::{Inner, spawn_refresh};
 
 /// The one `Upstream` implementation: a `Conn` over an HTTP or stdio wire, plus the catalog cache.
 pub(crate) struct Remote {

@@ -1,4 +1,4 @@
-//! Tests for listing.rs: order, presence, slimming and alwaysLoad, as data.
+//! Tests for tools_list.rs: order, presence, slimming and alwaysLoad, as data.
 
 use super::*;
 use serde_json::json;

@@ -11,7 +11,7 @@ pub const DEFAULT_SPOOL_MAX_ROWS: u64 = 1_000_000;
 /// `store`: the team's PostgreSQL database, if any.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
-pub struct Store {
+pub struct TeamStore {
     /// `postgres://user:${PGPASSWORD}@127.0.0.1/mws`; `None` also reads `MWS_DATABASE_URL`.
     #[serde(deserialize_with = "postgres_url")]
     pub postgres: Option<String>,
@@ -23,9 +23,9 @@ pub struct Store {
     pub ca_file: Option<std::path::PathBuf>,
 }
 
-impl Default for Store {
+impl Default for TeamStore {
     fn default() -> Self {
-        Store {
+        TeamStore {
             postgres: None,
             spool_max_rows: DEFAULT_SPOOL_MAX_ROWS,
             in_team_figures: true,

@@ -245,5 +245,5 @@ fn squash(s: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "listing_tests.rs"]
+#[path = "tools_list_tests.rs"]
 mod tests;

@@ -1,4 +1,4 @@
-//! The store of shaped results' full text, in memory only (never on disk): each entry lives
+//! What is kept of shaped results: their full text, in memory only (never on disk): each entry lives
 //! `results.keepMinutes`, and the whole store stays under `results.memoryMb`, the least recently
 //! used entry evicted first. A gone entry leaves a small tombstone so the paging call can say
 //! why it is gone. Each entry belongs to one owner (the caller that got the result): to anyone
@@ -121,7 +121,7 @@ struct Entry {
 }
 
 /// The kept results by id.
-pub struct Store {
+pub struct Kept {
     entries: HashMap<String, Entry>,
     /// Gone ids with their owner and why.
     gone: VecDeque<(String, String, Gone)>,
@@ -131,9 +131,9 @@ pub struct Store {
     tick: u64,
 }
 
-impl Store {
-    pub fn new(cap: usize, keep: Duration) -> Store {
-        Store {
+impl Kept {
+    pub fn new(cap: usize, keep: Duration) -> Kept {
+        Kept {
             entries: HashMap::new(),
             gone: VecDeque::new(),
             used_bytes: 0,
@@ -235,7 +235,7 @@ mod tests {
     #[test]
     fn expiry_eviction_and_the_cap() {
         let t0 = Instant::now();
-        let mut s = Store::new(1000, Duration::from_secs(60));
+        let mut s = Kept::new(1000, Duration::from_secs(60));
         assert!(s.put("a".into(), "o", text(400), t0));
         assert!(s.put("b".into(), "o", text(400), t0));
         // `a` used last: `b` is the one evicted.
@@ -254,7 +254,7 @@ mod tests {
     #[test]
     fn another_owner_finds_neither_the_entry_nor_its_tombstone() {
         let t0 = Instant::now();
-        let mut s = Store::new(1000, Duration::from_secs(60));
+        let mut s = Kept::new(1000, Duration::from_secs(60));
         assert!(s.put("a".into(), "mine", text(10), t0));
         assert_eq!(s.get("a", "theirs", t0).unwrap_err(), Gone::Unknown);
         assert!(s.get("a", "mine", t0).is_ok());
