@@ -16,7 +16,7 @@ use std::sync::{Arc, OnceLock};
 use axum::body::Body;
 use axum::http::Request;
 use libfuzzer_sys::fuzz_target;
-use mws::server::fake_upstream::FakeUpstream;
+use mws::upstream::fake::FakeUpstream;
 use mws::server::{Proxy, app};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};

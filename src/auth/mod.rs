@@ -6,6 +6,7 @@
 
 pub mod discover;
 #[cfg(test)]
+#[cfg(test)]
 pub mod fake_as;
 #[cfg(test)]
 mod finish_tests;

@@ -9,7 +9,6 @@
 //! The re-exports below keep the paths other folders, tests and the fuzz targets use.
 
 pub mod answer;
-pub mod fake_upstream;
 pub mod http;
 pub mod proxy;
 pub mod relay;

@@ -7,6 +7,9 @@
 pub mod approvals;
 mod cache;
 mod conn;
+/// A test double (`feature = "test-support"`); `mws serve` never uses it.
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake;
 pub mod fleet;
 pub mod held;
 mod http;

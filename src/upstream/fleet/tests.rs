@@ -7,8 +7,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::server::fake_upstream::FakeUpstream;
 use crate::upstream::CatalogSource;
+use crate::upstream::fake::FakeUpstream;
 
 fn tools(names: &[&str]) -> Vec<Value> {
     names

@@ -23,9 +23,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mws::config::Config;
-use mws::server::fake_upstream::FakeUpstream;
 use mws::server::{Proxy, app, working_set};
 use mws::store::{LogSink, Store};
+use mws::upstream::fake::FakeUpstream;
 use serde_json::{Value, json};
 
 pub const V: &str = "2026-07-28";
