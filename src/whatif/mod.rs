@@ -2,7 +2,7 @@
 //! had run at every midnight (UTC) under given settings, starting from an empty working set plus
 //! the config pins, and measures each setting. Every nightly decision is `promote::decide` itself,
 //! fed the same sums `store::promote::usage` would have returned at that moment; this module only
-//! keeps those sums up to date as the nights pass. Pure: no I/O, no clock, no SQL.
+//! keeps those sums up to date as the nights pass (`replay.rs`). Pure: no I/O, no clock, no SQL.
 //!
 //! The history is loaded once into per-tool, per-day counts (`HistoryBuilder`), so one pass over
 //! the nights serves every setting. A run at midnight sees every call before it and none after;
