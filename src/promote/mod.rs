@@ -22,14 +22,16 @@
 //! the clients' prompt caches warm.
 
 pub mod pin_files;
+mod rules;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 use time::{Duration, OffsetDateTime};
 
 use crate::clock;
 use crate::config::Promote;
+use rules::Lookup;
 
 /// What the history says about one tool (summed by `store::promote::usage`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -169,117 +171,25 @@ pub fn cutoff(now: OffsetDateTime, days: u32) -> String {
 /// Applies the rules (see the module doc) to every tool that was listed, is pinned or declared,
 /// or has calls in the history.
 pub fn decide(i: &Inputs) -> Outcome {
-    let r = i.rules;
     let now = clock::fmt(i.now);
-    let keep = cutoff(i.now, r.keep_days);
-    let decay = cutoff(i.now, r.pin_decay_days);
-    let usage: HashMap<&str, &Usage> = i.usage.iter().map(|u| (u.tool.as_str(), u)).collect();
-    let before: HashMap<&str, &Listed> = i.before.iter().map(|l| (l.tool.as_str(), l)).collect();
-    let mut declared: BTreeMap<&str, &Declared> = BTreeMap::new();
-    for d in i.declared {
-        let e = declared.entry(d.tool.as_str()).or_insert(d);
-        if d.first_seen < e.first_seen {
-            *e = d;
-        }
-    }
-    let mut names: BTreeSet<&str> = usage.keys().copied().collect();
-    names.extend(before.keys());
-    names.extend(i.pins.iter().map(String::as_str));
-    names.extend(declared.keys());
-    let team: HashMap<&str, u32> = i.team.iter().map(|(t, n)| (t.as_str(), *n)).collect();
-    // A teammate's tool this user's servers do not offer is no news: left out of the table.
-    names.extend(
-        team.keys()
-            .filter(|t| i.catalog.is_none_or(|c| c.contains(**t))),
-    );
-
-    let none = Usage::default();
+    let look = Lookup::new(i);
     let mut decisions = Vec::new();
     let mut why_after: HashMap<String, Why> = HashMap::new();
-    for name in names {
-        let u = usage.get(name).copied().unwrap_or(&none);
-        let was = before.contains_key(name);
-        let last = u.last_success.as_deref();
-        let in_catalog = i.catalog.is_none_or(|c| c.contains(name));
-        let pinned = i.pins.iter().any(|p| p == name);
-        let pin_file = declared.get(name).map(|d| {
-            let seen = last.map_or(d.first_seen.as_str(), |l| l.max(d.first_seen.as_str()));
-            (d, seen >= decay.as_str())
-        });
-        let promote = u.sessions >= r.min_sessions && u.calls >= r.min_calls && u.calls > 0;
-        let kept = was && last.is_some_and(|l| l >= keep.as_str());
-        let teammates = team.get(name).copied().unwrap_or(0);
-        let prior = r.team > 0 && teammates >= r.team;
-        let wanted = pinned || pin_file.is_some_and(|(_, fresh)| fresh) || promote || kept || prior;
-        let figures = format!(
-            "{} session(s), {} successful call(s) in {}d (needs {} and {})",
-            u.sessions, u.calls, r.window_days, r.min_sessions, r.min_calls
-        );
-        let (after, action, why, detail) = if (wanted || was) && !in_catalog {
-            let d = "the upstream catalog does not list it".to_string();
-            (false, Action::Dropped, None, d)
-        } else if pinned {
-            (
-                true,
-                Action::Pinned,
-                Some(Why::Pin),
-                "in config `pins`".into(),
-            )
-        } else if let Some((d, true)) = pin_file {
-            let detail = format!("working-set-pins in {}", d.file);
-            (true, Action::Pinned, Some(Why::PinFile), detail)
-        } else if promote {
-            let action = if was { Action::Kept } else { Action::Promoted };
-            (true, action, Some(Why::Promoted), figures)
-        } else if kept {
-            let d = format!("a successful call within keepDays ({}d)", r.keep_days);
-            (true, Action::Kept, Some(Why::Promoted), d)
-        } else if prior {
-            let action = if was { Action::Kept } else { Action::Promoted };
-            let d = format!(
-                "team prior: {teammates} teammate(s) used it in {}d (promote.team: {})",
-                r.window_days, r.team
-            );
-            (true, action, Some(Why::Team), d)
-        } else if was {
-            let unpinned = before.get(name).is_some_and(|l| l.why == Why::Pin);
-            let d = match pin_file {
-                Some(_) => format!("front-matter pin unused for {}d", r.pin_decay_days),
-                None if unpinned => format!(
-                    "no longer in `pins`, and no successful call within keepDays ({}d)",
-                    r.keep_days
-                ),
-                None => format!("no successful call within keepDays ({}d)", r.keep_days),
-            };
-            (false, Action::Demoted, None, d)
-        } else if u.calls == 0 && u.failed > 0 {
-            let d = format!(
-                "{} failed call(s) in {}d; only successes count",
-                u.failed, r.window_days
-            );
-            (false, Action::Unchanged, None, d)
-        } else if let Some((_, false)) = pin_file {
-            let d = format!("front-matter pin unused for {}d", r.pin_decay_days);
-            (false, Action::Unchanged, None, d)
-        } else {
-            (false, Action::Unchanged, None, figures)
-        };
+    for name in look.names(i) {
+        let (decision, why) = look.decide_one(i, name);
         if let Some(w) = why {
             why_after.insert(name.to_string(), w);
         }
-        decisions.push(Decision {
-            tool: name.to_string(),
-            before: was,
-            after,
-            action,
-            detail,
-            sessions: u.sessions,
-            calls: u.calls,
-            last_success: u.last_success.clone(),
-        });
+        decisions.push(decision);
     }
-
     let listing = order(i, &why_after, &now);
+    sort_by_listing(&mut decisions, &listing);
+    Outcome { decisions, listing }
+}
+
+/// Sorts the decision table: listed tools in listing order, then the rest by sessions and
+/// calls (most first), then by name.
+fn sort_by_listing(decisions: &mut [Decision], listing: &[Listed]) {
     let position: HashMap<&str, usize> = listing
         .iter()
         .enumerate()
@@ -295,7 +205,6 @@ pub fn decide(i: &Inputs) -> Outcome {
             (None, None) => (b.sessions, b.calls, &a.tool).cmp(&(a.sessions, a.calls, &b.tool)),
         }
     });
-    Outcome { decisions, listing }
 }
 
 /// Append-only listing order: survivors in their old order, then new config pins in config

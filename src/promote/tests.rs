@@ -1,6 +1,8 @@
 //! The promotion rules as tables of timelines. `usage_of` is the test oracle for the SQL in
 //! `store/promote.rs` (which is checked against it there).
 
+use std::collections::BTreeMap;
+
 use super::*;
 
 /// One call on a timeline: tool, session, days before `now`, success.

@@ -3,12 +3,13 @@
 //! clock (`now` is an input), no SQL.
 
 pub mod aggregate;
+mod compute;
 pub mod hit_rate;
 pub mod render;
 pub mod shape;
 pub mod tokens;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -19,6 +20,7 @@ use crate::clock;
 use crate::store::report::{ClientRow, RefusedRow, SearchRow, Span, ToolUsageRow, WorkingSetRow};
 use crate::upstream::{ServerState, UpstreamStatus};
 
+pub use compute::compute;
 pub use hit_rate::HitRate;
 pub use shape::{
     Calls, Checks, ClientOut, ListedTool, Report, Searches, Sizes, ToolOut, Usage, Via, WindowOut,
@@ -196,199 +198,6 @@ pub struct Inputs<'a> {
     pub upstream: &'a UpstreamInfo,
     /// Whether search ranks with the configured embedder, or why not (`None`: not configured).
     pub semantic_ranking: Option<String>,
-}
-
-fn usage_of(row: Option<&ToolUsageRow>, last_success: Option<&String>) -> Usage {
-    let Some(r) = row else {
-        return Usage {
-            last_success: last_success.cloned(),
-            ..Usage::default()
-        };
-    };
-    Usage {
-        calls: r.calls,
-        ok: r.ok,
-        errors: r.calls - r.ok,
-        sessions: r.sessions,
-        ok_sessions: r.ok_sessions,
-        via: Via {
-            direct: r.direct,
-            call_tool: r.call_tool,
-            transcript: r.transcript,
-        },
-        last_call: r.last_call.clone(),
-        last_success: last_success.cloned(),
-    }
-}
-
-fn share(part: u64, whole: u64) -> Option<f64> {
-    (whole > 0).then(|| part as f64 / whole as f64)
-}
-
-/// Computes every figure of the report.
-pub fn compute(i: &Inputs) -> Report {
-    let tok = i.tokenizer;
-    let span = i.window.span(i.now);
-    let usage: HashMap<&str, &ToolUsageRow> =
-        i.usage.iter().map(|u| (u.tool.as_str(), u)).collect();
-    let ws: HashMap<&str, &WorkingSetRow> =
-        i.working_set.iter().map(|w| (w.tool.as_str(), w)).collect();
-
-    // The listing as served, then working-set tools the upstream does not list.
-    let mut listed = Vec::new();
-    let mut listed_names = HashSet::new();
-    for (n, tool) in i.listed.iter().enumerate() {
-        let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-        let size = tokens::tool_size(tok, tool);
-        // The meta-tools come first. An upstream tool named like one is listed as
-        // `upstream__<name>` and recorded (working set, calls) under its upstream name.
-        let meta = n < META_TOOLS.len() && META_TOOLS.contains(&name);
-        let key = if meta {
-            ""
-        } else {
-            crate::catalog::exposed::upstream_name(i.catalog, name)
-        };
-        let w = ws.get(key);
-        let reason = match w {
-            Some(w) => w.reason.clone(),
-            None if meta => "meta-tool".into(),
-            None if i.pins.iter().any(|p| p == key) => "pin".into(),
-            None => "listed".into(),
-        };
-        listed_names.insert(key.to_string());
-        listed.push(ListedTool {
-            name: name.to_string(),
-            position: Some(n + 1),
-            reason,
-            since: w.map(|w| w.since.clone()),
-            bytes: size.bytes,
-            tokens: size.tokens,
-            in_catalog: i.catalog.contains(key),
-            usage: usage_of(usage.get(key).copied(), i.last_success.get(key)),
-        });
-    }
-    for w in i.working_set {
-        if listed_names.insert(w.tool.clone()) {
-            listed.push(ListedTool {
-                name: w.tool.clone(),
-                position: None,
-                reason: w.reason.clone(),
-                since: Some(w.since.clone()),
-                bytes: 0,
-                tokens: 0,
-                in_catalog: i.catalog.contains(&w.tool),
-                usage: usage_of(
-                    usage.get(w.tool.as_str()).copied(),
-                    i.last_success.get(&w.tool),
-                ),
-            });
-        }
-    }
-
-    let mut tools: Vec<ToolOut> = i
-        .usage
-        .iter()
-        .map(|u| ToolOut {
-            name: u.tool.clone(),
-            listed: listed_names.contains(&u.tool),
-            in_catalog: i.catalog.contains(&u.tool),
-            usage: usage_of(Some(u), i.last_success.get(&u.tool)),
-        })
-        .collect();
-    tools.sort_by(|a, b| {
-        (b.usage.ok_sessions, b.usage.ok, b.usage.calls)
-            .cmp(&(a.usage.ok_sessions, a.usage.ok, a.usage.calls))
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    let candidates = tools
-        .iter()
-        .filter(|t| !t.listed)
-        .take(MAX_CANDIDATES)
-        .cloned()
-        .collect();
-
-    let upstream = tokens::list_size(tok, i.catalog.tools());
-    let listed_size = tokens::list_size(tok, i.listed);
-    let saved = upstream.minus(listed_size);
-    let s = i.searches;
-
-    let mut calls = Calls {
-        total: 0,
-        ok: 0,
-        errors: 0,
-        sessions: i.sessions,
-        via: Via::default(),
-    };
-    let mut ok_not_call_tool = 0;
-    for u in i.usage {
-        calls.total += u.calls;
-        calls.ok += u.ok;
-        calls.via.direct += u.direct;
-        calls.via.call_tool += u.call_tool;
-        calls.via.transcript += u.transcript;
-        ok_not_call_tool += u.ok_not_call_tool;
-    }
-    calls.errors = calls.total - calls.ok;
-
-    Report {
-        generated_at: clock::fmt(i.now),
-        window: WindowOut {
-            label: i.window.label.clone(),
-            since: span.since,
-            until: span.until,
-        },
-        tokenizer: tok.kind().encoding(),
-        upstream: i.upstream.clone(),
-        sizes: Sizes {
-            upstream,
-            listed: listed_size,
-            saved,
-            saved_token_share: (!i.catalog.is_empty())
-                .then(|| share(saved.tokens as u64, upstream.tokens as u64))
-                .flatten(),
-            largest_search_reply_bytes: s.max_reply_bytes,
-        },
-        listing_mode: shape::ListingMode {
-            all: i.mode.all,
-            why: i.mode.why.clone(),
-        },
-        listed,
-        candidates,
-        searches: Searches {
-            count: s.count,
-            zero_results: s.zero_results,
-            zero_result_share: share(s.zero_results, s.count),
-            avg_reply_bytes: (s.count > 0).then(|| (s.total_reply_bytes + s.count / 2) / s.count),
-            max_reply_bytes: s.max_reply_bytes,
-            by_mode: s
-                .by_mode
-                .iter()
-                .map(|(m, n)| (m.clone(), Value::from(*n)))
-                .collect(),
-            semantic_ranking: i.semantic_ranking.clone(),
-        },
-        hit_rate: HitRate::new(calls.ok, ok_not_call_tool, i.hits),
-        calls,
-        clients: i
-            .clients
-            .iter()
-            .map(|c| ClientOut {
-                client: c.client.clone(),
-                calls: c.calls,
-                ok: c.ok,
-                errors: c.calls - c.ok,
-                sessions: c.sessions,
-            })
-            .collect(),
-        tools,
-        checks: Checks {
-            policy_hidden: i.policy_hidden,
-            invalid_args: i.refused.invalid_args,
-            denied_by_policy: i.refused.denied_by_policy,
-            results_shaped: i.refused.shaped,
-            bytes_saved: i.refused.bytes_saved,
-        },
-    }
 }
 
 #[cfg(test)]

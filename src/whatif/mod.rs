@@ -2,7 +2,7 @@
 //! had run at every midnight (UTC) under given settings, starting from an empty working set plus
 //! the config pins, and measures each setting. Every nightly decision is `promote::decide` itself,
 //! fed the same sums `store::promote::usage` would have returned at that moment; this module only
-//! keeps those sums up to date as the nights pass. Pure: no I/O, no clock, no SQL.
+//! keeps those sums up to date as the nights pass (`replay.rs`). Pure: no I/O, no clock, no SQL.
 //!
 //! The history is loaded once into per-tool, per-day counts (`HistoryBuilder`), so one pass over
 //! the nights serves every setting. A run at midnight sees every call before it and none after;
@@ -10,6 +10,9 @@
 
 pub mod grid;
 pub mod render;
+mod replay;
+
+pub use replay::replay;
 
 use std::collections::{HashMap, HashSet};
 
@@ -17,7 +20,6 @@ use serde::Serialize;
 use time::{Date, Duration, OffsetDateTime, Time};
 
 use crate::config::Promote;
-use crate::promote::{self, Inputs, Listed, Usage};
 
 const NO_DAY: u32 = u32::MAX;
 
@@ -257,191 +259,6 @@ pub struct World<'a> {
     pub tokens: &'a mut dyn FnMut(&[String]) -> Option<usize>,
     /// Runs at or after this time count as listing changes (the span's start).
     pub since: &'a str,
-}
-
-struct State {
-    listing: Vec<Listed>,
-    listed: Vec<bool>,
-    f: Figures,
-    token_sum: f64,
-    token_known: bool,
-}
-
-/// Replays `history` under each setting. Settings must have `windowDays >= 1`.
-pub fn replay(history: &History, settings: &[Setting], world: &mut World) -> Vec<Figures> {
-    let h = history;
-    let ok_calls = h.ok_in_span();
-    let span_calls: u64 = h.calls_in_span.iter().sum();
-    let mut windows: Vec<u32> = settings.iter().map(|s| s.rules.window_days).collect();
-    windows.sort_unstable();
-    windows.dedup();
-    let mut token_cache: HashMap<Vec<String>, Option<usize>> = HashMap::new();
-    let mut tokens_of = |names: Vec<String>, world: &mut World| -> Option<usize> {
-        *token_cache
-            .entry(names)
-            .or_insert_with_key(|k| (world.tokens)(k))
-    };
-    let mut states: Vec<State> = settings
-        .iter()
-        .map(|s| State {
-            listing: Vec::new(),
-            listed: vec![false; h.tools.len()],
-            f: Figures {
-                min_sessions: s.rules.min_sessions,
-                min_calls: s.rules.min_calls,
-                window_days: s.rules.window_days,
-                keep_days: s.rules.keep_days,
-                current: s.current,
-                ok_calls,
-                hits: 0,
-                hit_rate: None,
-                needed_search: 0,
-                avg_listed_tokens: None,
-                end_listed_tokens: None,
-                end_listed_tools: 0,
-                listing_changes: 0,
-            },
-            token_sum: 0.0,
-            token_known: true,
-        })
-        .collect();
-    // Per tool: how many sessions have their latest successful call on each day.
-    let mut latest: Vec<Vec<u32>> = vec![vec![0; h.days as usize]; h.tools.len()];
-    let mut last_ok: Vec<u32> = vec![NO_DAY; h.tools.len()];
-    let mut last_any: Vec<u32> = vec![NO_DAY; h.tools.len()];
-    let mut moves = h.session_moves.iter().peekable();
-    let day_text: Vec<String> = (0..h.days)
-        .map(|d| crate::clock::fmt(h.midnight(d)))
-        .collect();
-
-    for night in 0..h.days {
-        // Everything before this midnight is history now.
-        if night > 0 {
-            let d = night - 1;
-            while let Some(&&(day, t, prev)) = moves.peek() {
-                if day > d {
-                    break;
-                }
-                if prev != NO_DAY {
-                    latest[t as usize][prev as usize] -= 1;
-                }
-                latest[t as usize][day as usize] += 1;
-                moves.next();
-            }
-            for (t, c) in h.by_tool.iter().enumerate() {
-                if c.ok[d as usize] > 0 {
-                    last_ok[t] = d;
-                }
-                if c.ok[d as usize] + c.failed[d as usize] > 0 {
-                    last_any[t] = d;
-                }
-            }
-        }
-        let now = h.midnight(night);
-        let counts_run = day_text[night as usize].as_str() >= world.since;
-        for &w in &windows {
-            let from = night.saturating_sub(w);
-            let usage_all: Vec<Option<Usage>> = (0..h.tools.len())
-                .map(|t| {
-                    if last_any[t] == NO_DAY || last_any[t] < from {
-                        return None;
-                    }
-                    let c = &h.by_tool[t];
-                    let range = from as usize..night as usize;
-                    Some(Usage {
-                        tool: h.tools[t].clone(),
-                        sessions: latest[t][range.clone()].iter().sum(),
-                        calls: c.ok[range.clone()].iter().sum(),
-                        failed: c.failed[range].iter().sum(),
-                        last_success: (last_ok[t] != NO_DAY)
-                            .then(|| day_text[last_ok[t] as usize].clone()),
-                    })
-                })
-                .collect();
-            for (s, st) in settings.iter().zip(states.iter_mut()) {
-                if s.rules.window_days != w {
-                    continue;
-                }
-                let mut usage: Vec<Usage> = usage_all.iter().flatten().cloned().collect();
-                // Listed tools are asked about even without calls in the window, as
-                // `mws promote` asks the store about them.
-                for l in &st.listing {
-                    if let Some(&t) = h.tool_ids.get(&l.tool)
-                        && let t = t as usize
-                        && usage_all[t].is_none()
-                        && last_ok[t] != NO_DAY
-                    {
-                        usage.push(Usage {
-                            tool: l.tool.clone(),
-                            last_success: Some(day_text[last_ok[t] as usize].clone()),
-                            ..Usage::default()
-                        });
-                    }
-                }
-                let out = promote::decide(&Inputs {
-                    now,
-                    rules: &s.rules,
-                    pins: world.pins,
-                    declared: &[],
-                    before: &st.listing,
-                    usage: &usage,
-                    catalog: world.catalog,
-                    team: &[],
-                });
-                let changed = out.listing.len() != st.listing.len()
-                    || out
-                        .listing
-                        .iter()
-                        .zip(&st.listing)
-                        .any(|(a, b)| a.tool != b.tool);
-                if changed && counts_run && night > 0 {
-                    st.f.listing_changes += 1;
-                }
-                st.listing = out.listing;
-                st.listed.iter_mut().for_each(|l| *l = false);
-                for l in &st.listing {
-                    if let Some(&t) = h.tool_ids.get(&l.tool) {
-                        st.listed[t as usize] = true;
-                    }
-                }
-            }
-        }
-        // The day's calls, against each setting's listing of this night.
-        let day = night as usize;
-        for st in &mut states {
-            let names: Vec<String> = st.listing.iter().map(|l| l.tool.clone()).collect();
-            let tokens = tokens_of(names, world);
-            if h.calls_in_span[day] > 0 {
-                match tokens {
-                    Some(n) => st.token_sum += n as f64 * h.calls_in_span[day] as f64,
-                    None => st.token_known = false,
-                }
-            }
-            for (t, c) in h.by_tool.iter().enumerate() {
-                if st.listed[t] {
-                    st.f.hits += u64::from(c.ok_in_span[day]);
-                }
-            }
-            if night + 1 == h.days {
-                st.f.end_listed_tokens = tokens;
-                st.f.end_listed_tools = st.listing.len();
-            }
-        }
-    }
-    states
-        .into_iter()
-        .map(|mut st| {
-            let f = &mut st.f;
-            f.needed_search = ok_calls - f.hits;
-            f.hit_rate = (ok_calls > 0).then(|| f.hits as f64 / ok_calls as f64);
-            f.avg_listed_tokens = if span_calls == 0 {
-                f.end_listed_tokens.map(|n| n as f64)
-            } else {
-                st.token_known.then(|| st.token_sum / span_calls as f64)
-            };
-            st.f
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::*;
 use crate::call::{self, Status};
 use crate::catalog::Catalog;
 use crate::config::Config;
+use crate::promote::{self, Inputs};
 use crate::report::{Tokenizer, TokenizerKind, UpstreamInfo, Window};
 use crate::store::{PromotionRecord, Store};
 
