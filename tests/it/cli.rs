@@ -1,10 +1,6 @@
 //! The command line as a user meets it: help, unbuilt commands, exit codes.
 
-use std::process::Command;
-
-pub fn mws() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mws"))
-}
+pub use crate::support::run::mws;
 
 #[test]
 fn help_lists_every_command() {

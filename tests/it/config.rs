@@ -2,27 +2,13 @@
 //! refuses each before it starts (exit 2, the file, place and reason on stderr, no header value),
 //! and a file that starts with a UTF-8 byte order mark is read.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::cli::mws;
+use crate::support::run::mws_in;
 
 /// Longest a refused `mws serve` may take to exit. Raising it only slows a failing test.
 const EXIT_WITHIN: Duration = Duration::from_secs(20);
-
-/// `mws` run in `dir` with a private HOME and XDG dirs, so nothing outside `dir` is read.
-fn mws_in(dir: &Path) -> Command {
-    let mut c = mws();
-    c.current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("xdg-config"))
-        .env("XDG_STATE_HOME", dir.join("xdg-state"))
-        .env_remove("MWS_CONFIG")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME");
-    c
-}
 
 /// Runs `mws serve --config c.json --port 0` on `config`; kills it (and fails) if it is still
 /// serving after `EXIT_WITHIN`.

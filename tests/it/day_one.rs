@@ -3,29 +3,16 @@
 //! (which ingests first) lists their tools under the names mws exposes, `<server>__<tool>`.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::cli::mws;
+use crate::support::run::{json_run, mws_in};
 
 /// The direct-call fixtures (fixtures/README.md).
 fn fixture(rel: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/transcripts/direct")
         .join(rel)
-}
-
-fn mws_in(dir: &Path) -> Command {
-    let mut c = mws();
-    c.current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("xdg-config"))
-        .env("XDG_STATE_HOME", dir.join("xdg-state"))
-        .env_remove("MWS_CONFIG")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME");
-    c
 }
 
 fn promote_with(servers: Value) -> (Value, Value) {
@@ -44,13 +31,7 @@ fn promote_with(servers: Value) -> (Value, Value) {
         "servers": servers,
     });
     std::fs::write(d.join("c.json"), config.to_string()).unwrap();
-    let out = mws_in(d)
-        .args(["promote", "--json", "--config", "c.json"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
-    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = json_run(mws_in(d).args(["promote", "--json", "--config", "c.json"]));
     let export = std::fs::read_to_string(state.join("working-set.json")).unwrap();
     (rows, serde_json::from_str(&export).unwrap())
 }

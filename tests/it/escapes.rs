@@ -3,12 +3,12 @@
 //! ESC, C1 control or bidi override reaches the terminal.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use mws::store::Store;
 use serde_json::json;
 
-use crate::cli::mws;
+use crate::support::run::mws_in;
 
 /// A tool name that clears the screen, sets the window title, starts an 8-bit CSI and reverses
 /// the text after it.
@@ -54,19 +54,6 @@ fn holds(v: &serde_json::Value, s: &str) -> bool {
         serde_json::Value::Object(o) => o.values().any(|x| holds(x, s)),
         _ => false,
     }
-}
-
-fn mws_in(dir: &Path) -> Command {
-    let mut c = mws();
-    c.current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("xdg-config"))
-        .env("XDG_STATE_HOME", dir.join("xdg-state"))
-        .env_remove("MWS_CONFIG")
-        .env_remove("MWS_LOG")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME");
-    c
 }
 
 /// A state dir whose database, catalog and config hold the hostile names; the upstream is down,

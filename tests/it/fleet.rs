@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::clients::{self, PYTHON_MODES};
+use crate::support::run::{config_in, http_and_time, json_run, mws_config};
 use crate::support::serve::{self, post_modern};
 use crate::support::{mcp_server_time, rmcp_upstream, server_everything};
 
@@ -258,13 +259,9 @@ async fn long_names_are_shortened_callable_and_reported() {
         "stateDir": dir.path().join("state"),
         "transcripts": []
     });
-    let path = dir.path().join("config.json");
-    std::fs::write(&path, config.to_string()).unwrap();
+    let path = config_in(dir.path(), config.clone());
 
-    let out = serve::mws()
-        .args(["--config", path.to_str().unwrap(), "doctor"])
-        .output()
-        .unwrap();
+    let out = mws_config(&path).arg("doctor").output().unwrap();
     let doctor = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{doctor}");
     let web_line = format!("web ({}): reachable", web.url);
@@ -327,16 +324,7 @@ async fn long_names_are_shortened_callable_and_reported() {
     assert!(said(&r).contains(&format!("unknown tool {long}")), "{r}");
     served.stop();
 
-    let out = serve::mws()
-        .args(["--config", path.to_str().unwrap(), "report", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = json_run(mws_config(&path).args(["report", "--json"]));
     let servers = &report["upstream"]["servers"];
     assert_eq!(servers[0]["name"], "web");
     assert_eq!(servers[0]["status"], "up");
@@ -378,7 +366,7 @@ async fn stdio_serving_reaches_every_server() {
     let web = rmcp_upstream::start(false).await;
     let dir = tempfile::tempdir().unwrap();
     let config = json!({
-        "servers": {"web": {"url": web.url}, "time": {"command": mcp_server_time()}},
+        "servers": http_and_time("web", &web.url),
         "pins": ["web__echo"],
         "transcripts": []
     });

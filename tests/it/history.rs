@@ -3,26 +3,13 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use mws::call::{Call, Status};
 use mws::store::{Store, log::insert_call};
 use serde_json::{Value, json};
 
-use crate::cli::mws;
-
-/// `mws` run in `dir` with a private HOME and XDG dirs, so nothing outside `dir` is read.
-fn mws_in(dir: &Path) -> Command {
-    let mut c = mws();
-    c.current_dir(dir)
-        .env("HOME", dir)
-        .env("XDG_CONFIG_HOME", dir.join("xdg-config"))
-        .env("XDG_STATE_HOME", dir.join("xdg-state"))
-        .env_remove("MWS_CONFIG")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME");
-    c
-}
+use crate::support::run::mws_in;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

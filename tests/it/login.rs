@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::support::run::{config_in, http_and_time};
 use crate::support::serve::{self, mws, post_modern};
-use crate::support::{Child, clients, free_port, mcp_server_time, peers};
+use crate::support::{Child, clients, free_port, peers};
 
 /// Seconds an access token of the fixture lives.
 const EXPIRES: &str = "2";
@@ -77,13 +78,12 @@ async fn login_serve_refresh_and_revoke() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
     let config = json!({
-        "servers": {"prot": {"url": url}, "time": {"command": mcp_server_time()}},
+        "servers": http_and_time("prot", &url),
         "timeouts": {"listMs": 20000},
         "transcripts": [],
         "stateDir": state
     });
-    let config_path = dir.path().join("config.json");
-    std::fs::write(&config_path, config.to_string()).unwrap();
+    let config_path = config_in(dir.path(), config.clone());
 
     let out = mws()
         .args([

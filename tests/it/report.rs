@@ -17,7 +17,7 @@ use mws::store::Store;
 use mws::store::report::{SeedRun, WorkingSetRow};
 use serde_json::Value;
 
-use crate::cli::mws;
+use crate::support::run::{config_in, json_run, mws_config, offline_config};
 
 const NOW: &str = "2026-11-29T12:00:00Z";
 
@@ -414,30 +414,8 @@ fn token_counts_match_tiktoken_on_real_catalogs() {
 fn command_prints_json_and_refuses_bad_flags() {
     let dir = tempfile::tempdir().unwrap();
     let state = dir.path().join("state");
-    std::fs::create_dir_all(&state).unwrap();
-    std::fs::copy(fixture("catalogs/time.json"), state.join("catalog.json")).unwrap();
-    let config = dir.path().join("config.json");
-    let port = crate::doctor::closed_port();
-    std::fs::write(
-        &config,
-        format!(
-            r#"{{"upstream": {{"url": "http://127.0.0.1:{port}/mcp"}}, "stateDir": "{}", "transcripts": [], "timeouts": {{"listMs": 500}}}}"#,
-            state.display()
-        ),
-    )
-    .unwrap();
-    let out = mws()
-        .arg("--config")
-        .arg(&config)
-        .args(["report", "--json", "--since", "24h"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let config = offline_config(dir.path(), "catalogs/time.json");
+    let v = json_run(mws_config(&config).args(["report", "--json", "--since", "24h"]));
     assert_eq!(v["tokenizer"], "o200k_base");
     assert_eq!(v["window"]["label"], "24h");
     assert_eq!(v["upstream"]["catalogSource"], "catalog.json");
@@ -445,12 +423,7 @@ fn command_prints_json_and_refuses_bad_flags() {
     assert_eq!(v["sizes"]["upstream"]["tools"], 2);
     assert_eq!(v["hitRate"]["rate"], Value::Null);
 
-    let out = mws()
-        .arg("--config")
-        .arg(&config)
-        .args(["report"])
-        .output()
-        .unwrap();
+    let out = mws_config(&config).args(["report"]).output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("upstream catalog"), "{text}");
@@ -459,12 +432,7 @@ fn command_prints_json_and_refuses_bad_flags() {
     // A broken database: exit 1, and the message points at doctor.
     let db = state.join("state.db");
     std::fs::write(&db, b"not a database\n".repeat(100)).unwrap();
-    let out = mws()
-        .arg("--config")
-        .arg(&config)
-        .arg("report")
-        .output()
-        .unwrap();
+    let out = mws_config(&config).arg("report").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
@@ -481,12 +449,7 @@ fn command_prints_json_and_refuses_bad_flags() {
     // A config error exits 2 and names the field.
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, r#"{"stateDir": 3}"#).unwrap();
-    let out = mws()
-        .arg("--config")
-        .arg(&bad)
-        .arg("report")
-        .output()
-        .unwrap();
+    let out = mws_config(&bad).arg("report").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -507,12 +470,7 @@ fn command_prints_json_and_refuses_bad_flags() {
             "mws: unknown tokenizer \"gpt2\": expected o200k (default) or cl100k\n",
         ),
     ] {
-        let out = mws()
-            .arg("--config")
-            .arg(&config)
-            .args(&args)
-            .output()
-            .unwrap();
+        let out = mws_config(&config).args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
     }
@@ -562,28 +520,14 @@ fn one_pass_aggregate_agrees_with_sql() {
 #[test]
 fn command_against_the_live_demo_upstream() {
     let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.json");
-    std::fs::write(
-        &config,
-        format!(
-            r#"{{"upstream": {{"command": "{}", "args": ["demo-upstream"]}}, "stateDir": "{}", "transcripts": []}}"#,
-            env!("CARGO_BIN_EXE_mws"),
-            dir.path().join("state").display()
-        ),
-    )
-    .unwrap();
-    let out = mws()
-        .arg("--config")
-        .arg(&config)
-        .args(["report", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let config = config_in(
+        dir.path(),
+        serde_json::json!({
+            "upstream": {"command": env!("CARGO_BIN_EXE_mws"), "args": ["demo-upstream"]},
+            "transcripts": [],
+        }),
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_run(mws_config(&config).args(["report", "--json"]));
     assert_eq!(v["upstream"]["reachable"], true, "{v}");
     assert_eq!(v["upstream"]["catalogSource"], "live");
     assert_eq!(v["upstream"]["era"], "2026-07-28 (stateless)");

@@ -7,6 +7,7 @@ use std::process::Output;
 use serde_json::{Value, json};
 
 use super::cli::mws;
+use super::support::run::config_in;
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,15 +17,12 @@ fn fixture(rel: &str) -> PathBuf {
 
 /// A config whose upstream refuses at once on loopback and whose state dir is `dir`.
 fn config(dir: &Path) -> PathBuf {
-    let path = dir.join("config.json");
     let cfg = serde_json::json!({
         "upstream": {"url": "http://127.0.0.1:9/mcp"},
-        "stateDir": dir.join("state"),
         "timeouts": {"listMs": 1000},
         "backendHints": {"drive": "files and folders"}
     });
-    std::fs::write(&path, cfg.to_string()).unwrap();
-    path
+    config_in(dir, cfg)
 }
 
 fn run(dir: &Path, args: &[&str]) -> Output {

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::cli::mws;
+use super::support::run::config_in;
 use super::support::{self, Child};
 
 /// How long the embeddings server may take to say its port.
@@ -71,15 +72,12 @@ fn embeddings_with(
 
 /// A config with `semantic` as `search.semantic` and the state in `dir/state`.
 fn config(dir: &Path, semantic: Value) -> PathBuf {
-    let path = dir.join("config.json");
     let cfg = json!({
         "upstream": {"url": "http://127.0.0.1:9/mcp"},
-        "stateDir": dir.join("state"),
         "timeouts": {"listMs": 1000},
         "search": {"semantic": semantic}
     });
-    std::fs::write(&path, cfg.to_string()).unwrap();
-    path
+    config_in(dir, cfg)
 }
 
 fn search(cfg: &Path, env: &[(&str, &str)], args: &[&str]) -> Output {

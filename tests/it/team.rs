@@ -15,6 +15,7 @@ use mws::team::{Target, queries};
 use serde_json::{Value, json};
 
 use crate::support::postgres::Postgres;
+use crate::support::run::{config_in, json_run, mws_config};
 use crate::support::serve::mws;
 
 /// A fixed `now`, so that windows and cutoffs are the same on every run.
@@ -602,23 +603,8 @@ fn a_new_member_starts_with_the_team_working_set_and_the_team_report_adds_up() {
         queries::ship(&mut client, u, *u != "eve", &day(0), &rows, &sessions).unwrap();
     }
     let dir = tempfile::tempdir().unwrap();
-    let mut config = member_config(&pg.url(), "newbie");
-    config["stateDir"] = json!(dir.path().join("state"));
-    let path = dir.path().join("config.json");
-    std::fs::write(&path, config.to_string()).unwrap();
-    let out = mws()
-        .args([
-            "--config",
-            path.to_str().unwrap(),
-            "promote",
-            "--json",
-            "--no-ingest",
-        ])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    let table: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let path = config_in(dir.path(), member_config(&pg.url(), "newbie"));
+    let table = json_run(mws_config(&path).args(["promote", "--json", "--no-ingest"]));
     let listed: Vec<(&str, &str)> = table
         .as_array()
         .unwrap()
@@ -640,24 +626,7 @@ fn a_new_member_starts_with_the_team_working_set_and_the_team_report_adds_up() {
     .unwrap();
     assert_eq!(ws["tools"], json!(["mail_send_message"]));
 
-    let out = mws()
-        .args([
-            "--config",
-            path.to_str().unwrap(),
-            "report",
-            "--team",
-            "--json",
-            "--since",
-            "7d",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = json_run(mws_config(&path).args(["report", "--team", "--json", "--since", "7d"]));
     // By hand: ann 9 calls (8 ok, 3 sessions, 3 tools), ben 6 (5, 3, 2), cat 9 (8, 3, 3),
     // dan 3 (2, 3, 1); eve is named, not counted; newbie has no calls.
     let members: Vec<(String, u64, u64, u64, u64)> = r["members"]

@@ -5,25 +5,12 @@ use mws::call::{Call, Status};
 use mws::store::Store;
 use serde_json::Value;
 
-use crate::cli::mws;
-use crate::report::fixture;
+use crate::support::run::{json_run, mws_config, offline_config};
 
 fn setup(calls: bool) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    std::fs::create_dir_all(&state).unwrap();
-    std::fs::copy(fixture("catalogs/time.json"), state.join("catalog.json")).unwrap();
-    let config = dir.path().join("config.json");
-    let port = crate::doctor::closed_port();
-    std::fs::write(
-        &config,
-        format!(
-            r#"{{"upstream": {{"url": "http://127.0.0.1:{port}/mcp"}}, "stateDir": "{}", "transcripts": [], "timeouts": {{"listMs": 500}}}}"#,
-            state.display()
-        ),
-    )
-    .unwrap();
-    let store = Store::open(&state.join("state.db")).unwrap();
+    let config = offline_config(dir.path(), "catalogs/time.json");
+    let store = Store::open(&dir.path().join("state/state.db")).unwrap();
     let now = mws::clock::now();
     for n in 0..if calls { 40 } else { 0 } {
         let c = Call {
@@ -49,19 +36,11 @@ fn setup(calls: bool) -> (tempfile::TempDir, std::path::PathBuf) {
 fn table_json_and_svg() {
     let (dir, config) = setup(true);
     let svg = dir.path().join("w.svg");
-    let out = mws()
-        .arg("--config")
-        .arg(&config)
-        .args(["what-if", "--json", "--svg"])
-        .arg(&svg)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = json_run(
+        mws_config(&config)
+            .args(["what-if", "--json", "--svg"])
+            .arg(&svg),
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let settings = v["settings"].as_array().unwrap();
     assert!(settings.len() >= 24, "{v}");
     assert_eq!(settings[0]["current"], true);
@@ -85,9 +64,7 @@ fn table_json_and_svg() {
         .count();
     assert_eq!(points, settings.len());
 
-    let out = mws()
-        .arg("--config")
-        .arg(&config)
+    let out = mws_config(&config)
         .args(["what-if", "--min-sessions", "1", "--min-calls", "1,2"])
         .output()
         .unwrap();
@@ -102,12 +79,7 @@ fn table_json_and_svg() {
 fn bad_input_is_named() {
     let (_dir, config) = setup(false);
     let run = |args: &[&str]| {
-        let out = mws()
-            .arg("--config")
-            .arg(&config)
-            .args(args)
-            .output()
-            .unwrap();
+        let out = mws_config(&config).args(args).output().unwrap();
         (
             out.status.code(),
             String::from_utf8_lossy(&out.stderr).trim_end().to_string(),
@@ -161,20 +133,7 @@ fn the_current_setting_ends_with_what_promote_lists_now() {
         };
         mws::store::log::insert_call(store.conn(), &c).unwrap();
     }
-    let run = |args: &[&str]| -> Value {
-        let out = mws()
-            .arg("--config")
-            .arg(&config)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
+    let run = |args: &[&str]| -> Value { json_run(mws_config(&config).args(args)) };
     for promote in [
         &["promote", "--dry-run", "--json"][..],
         &["promote", "--no-ingest", "--json"][..],

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::state::calls_in;
+use crate::support::run::{config_in, mws_config};
 
 /// Files in the generated corpus and MCP calls in each. Raising them makes the kill land
 /// mid-run more surely on a fast machine, at the cost of generation and ingest time.
@@ -54,17 +55,14 @@ fn corpus(root: &Path) {
 fn setup(dir: &Path) -> std::path::PathBuf {
     corpus(dir);
     let config = json!({
-        "stateDir": dir.join("state"),
         "transcripts": [{"type": "claude-code", "root": dir.join("claude/projects"), "serverNames": ["toolbox"]}],
     });
-    let path = dir.join("config.json");
-    std::fs::write(&path, config.to_string()).unwrap();
-    path
+    config_in(dir, config)
 }
 
 fn ingest(config: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mws"));
-    c.args(["--config", config.to_str().unwrap(), "ingest", "--json"]);
+    let mut c = mws_config(config);
+    c.args(["ingest", "--json"]);
     c
 }
 

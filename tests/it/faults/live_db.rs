@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::support::run::mws_config;
 use crate::support::serve::{Served, names, post_modern, start_in};
 
 /// `mws --config <dir>/config.json serve --demo --port 0 --state-dir <dir>/state`, once the demo
@@ -22,6 +23,24 @@ pub async fn serve_demo() -> Served {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     served
+}
+
+/// `mws promote --no-ingest` from another process on the state dir `state`, pinning `pin`: a
+/// config `promote.json` beside `state`, HOME its parent. Fails the test unless it succeeds.
+pub fn promote_pinning(state: &Path, pin: &str) {
+    let home = state.parent().unwrap();
+    let config = home.join("promote.json");
+    std::fs::write(
+        &config,
+        json!({"stateDir": state, "pins": [pin]}).to_string(),
+    )
+    .unwrap();
+    let out = mws_config(&config)
+        .args(["promote", "--no-ingest"])
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
 }
 
 pub async fn listed(served: &Served) -> Vec<String> {
@@ -108,21 +127,7 @@ async fn sqlite3_readers_and_a_promotion_while_serving_lose_nothing() {
     assert_wal_in_place(&db, "after a Python reader");
 
     // `mws promote` from another process, pinning a tool the demo does not pin.
-    let state = db.parent().unwrap();
-    let config = state.parent().unwrap().join("promote.json");
-    std::fs::write(
-        &config,
-        json!({"stateDir": state, "pins": ["drive_read_file"]}).to_string(),
-    )
-    .unwrap();
-    let out = crate::support::serve::mws()
-        .arg("--config")
-        .arg(&config)
-        .args(["promote", "--no-ingest"])
-        .env("HOME", state.parent().unwrap())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    promote_pinning(db.parent().unwrap(), "drive_read_file");
     let deadline = Instant::now() + Duration::from_secs(20);
     while !listed(&served).await.iter().any(|n| n == "drive_read_file") {
         assert!(

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::live_db::listed;
-use crate::support::serve::{mws, start_in};
+use super::live_db::{listed, promote_pinning};
+use crate::support::serve::start_in;
 
 /// Plants `<state>/<name>.tmp -> <victim>` for each name; returns the victim.
 fn plant(state: &Path, names: &[&str]) -> std::path::PathBuf {
@@ -56,20 +56,7 @@ async fn links_at_temp_names_are_not_followed_by_serve_or_promote() {
     assert_untouched(&victim);
     assert_private_file(&state.join("catalog.json"));
 
-    let config = state.parent().unwrap().join("promote.json");
-    std::fs::write(
-        &config,
-        json!({"stateDir": state, "pins": ["drive_read_file"]}).to_string(),
-    )
-    .unwrap();
-    let out = mws()
-        .arg("--config")
-        .arg(&config)
-        .args(["promote", "--no-ingest"])
-        .env("HOME", state.parent().unwrap())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
+    promote_pinning(&state, "drive_read_file");
     assert_untouched(&victim);
     assert_private_file(&state.join("working-set.json"));
     let ws = std::fs::read_to_string(state.join("working-set.json")).unwrap();

@@ -10,6 +10,7 @@ use mws::store::log::LogEvent;
 use serde_json::{Value, json};
 
 use super::cli::mws;
+use super::support::run::{json_run, mws_config};
 use env::{Env, append, fixtures};
 
 /// A status of expected_mcp_calls.json as (ok, error_kind).
@@ -371,14 +372,7 @@ fn a_call_seen_by_proxy_and_transcript_is_one_row_in_the_transcript_session() {
 #[test]
 fn json_summary_for_machines() {
     let env = Env::samples();
-    let out = mws()
-        .arg("--config")
-        .arg(&env.config_path)
-        .args(["ingest", "--json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_run(mws_config(&env.config_path).args(["ingest", "--json"]));
     assert_eq!(v["files"], 6);
     assert_eq!(v["new_calls"], 19);
     assert_eq!(v["skipped_lines"], 0);

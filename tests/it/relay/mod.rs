@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::faults::{Serve, error_message, ok_text, outage_text};
+use crate::support::run::http_and_time;
 use crate::support::serve::StdioServed;
 use crate::support::wire::{LegacyClient, messages, post_modern_body};
 
@@ -173,10 +174,7 @@ async fn with_several_servers_the_http_ones_logs_are_relayed() {
     let up = upstream::start(true).await;
     let dir = tempfile::tempdir().unwrap();
     let cfg = json!({
-        "servers": {
-            "loud": {"url": up.url},
-            "time": {"command": crate::support::mcp_server_time()},
-        },
+        "servers": http_and_time("loud", &up.url),
         "stateDir": dir.path().join("state"),
         "timeouts": {"listMs": 10000, "callMs": 10000, "catalogTtlMs": 60000},
     });

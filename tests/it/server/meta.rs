@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 use crate::support::clients;
 use crate::support::fake_http::{self, Mode};
+use crate::support::run::{json_run, mws_config};
 use crate::support::serve::{self, Served, names, post_modern};
 use crate::support::wire::LegacyClient;
 
@@ -262,18 +263,7 @@ async fn meta_named_upstream_tools_are_reached_as_upstream_names() {
                         "stateDir": served.dir.path().join("state"), "transcripts": []});
     let path = served.dir.path().join("report.json");
     std::fs::write(&path, config.to_string()).unwrap();
-    let out = serve::mws()
-        .arg("--config")
-        .arg(&path)
-        .args(["report", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = json_run(mws_config(&path).args(["report", "--json"]));
     let rows: Vec<(&str, &str, bool, u64)> = report["listed"]
         .as_array()
         .unwrap()

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{V, modern};
+use crate::support::run::mws;
 
 pub struct Child(std::process::Child);
 impl Drop for Child {
@@ -15,10 +16,6 @@ impl Drop for Child {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn mws() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mws"))
 }
 
 /// A running `mws serve` and its URL.

@@ -1,5 +1,6 @@
 //! Shared helpers for the integration tests: real peers (installed on first use, `peers.rs`),
-//! in-process upstream fixtures, and configs pointing at them.
+//! in-process upstream fixtures, configs pointing at them, and the built `mws` run on a config
+//! (`run.rs`).
 
 #![allow(dead_code)]
 
@@ -8,6 +9,7 @@ pub mod fake_http;
 pub mod peers;
 pub mod postgres;
 pub mod rmcp_upstream;
+pub mod run;
 pub mod serve;
 pub mod wire;
 

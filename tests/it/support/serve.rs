@@ -17,9 +17,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long `mws serve` may take to exit after SIGTERM.
 const STOP_TIMEOUT: Duration = Duration::from_secs(20);
 
-pub fn mws() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mws"))
-}
+pub use super::run::mws;
 
 /// A running `mws serve`; killed on drop if not stopped.
 pub struct Served {

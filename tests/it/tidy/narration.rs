@@ -1,17 +1,10 @@
-//! The house checks itself: every src file opens with its `//!` header, no src file grows past
-//! `MAX_SRC_LINES`, and no Markdown file narrates how the code got here (that belongs in git
-//! history). Reads files only.
-
-use std::path::{Path, PathBuf};
+//! No Markdown file narrates how the code got here: that belongs in git history, and the docs
+//! describe the product as it is.
 
 use regex::Regex;
-use walkdir::WalkDir;
 
+use super::{files, rel};
 use crate::support::root;
-
-/// Longest a src file may be. Raising it lets files grow into the 80 KB `database.rs` that the
-/// house style warns against; split the file into child modules instead.
-const MAX_SRC_LINES: usize = 450;
 
 /// Phrases that narrate development rather than describe the product. Each is matched
 /// case-insensitively against every Markdown file outside dependencies and build output.
@@ -25,54 +18,6 @@ const NARRATION: [&str; 8] = [
     r"\bfirst sketch\b",
     r"\bpassing since \d{4}",
 ];
-
-/// Folders never checked: build output, installed dependencies, VCS data.
-fn skipped(path: &Path) -> bool {
-    path.components().any(|c| {
-        matches!(
-            c.as_os_str().to_str(),
-            Some("target" | "node_modules" | ".git" | ".venv" | "corpus" | "artifacts")
-        )
-    })
-}
-
-fn files(under: &Path, ext: &str) -> Vec<PathBuf> {
-    WalkDir::new(under)
-        .into_iter()
-        .filter_entry(|e| !skipped(e.path().strip_prefix(under).unwrap_or(e.path())))
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == ext))
-        .map(|e| e.into_path())
-        .collect()
-}
-
-fn rel(path: &Path) -> String {
-    path.strip_prefix(root())
-        .unwrap_or(path)
-        .display()
-        .to_string()
-}
-
-#[test]
-fn every_src_file_opens_with_its_header_and_stays_small() {
-    let mut problems = Vec::new();
-    let sources = files(&root().join("src"), "rs");
-    assert!(sources.len() > 50, "found only {} src files", sources.len());
-    for path in sources {
-        let text = std::fs::read_to_string(&path).unwrap();
-        if !text.starts_with("//!") {
-            problems.push(format!("{}: does not open with a `//!` header", rel(&path)));
-        }
-        let lines = text.lines().count();
-        if lines > MAX_SRC_LINES {
-            problems.push(format!(
-                "{}: {lines} lines, more than {MAX_SRC_LINES}: split it into child modules",
-                rel(&path)
-            ));
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
-}
 
 #[test]
 fn no_markdown_file_narrates_development() {
