@@ -49,19 +49,14 @@ fn with_login(mut c: Check, config: &Config, s: &ServerState) -> Check {
     if let Some(line) = login_state(tokens.as_ref(), h.oauth.is_some(), now) {
         c = c.detail(line);
     }
-    let needs = s
-        .status
-        .last_error
-        .as_deref()
-        .is_some_and(|e| e.contains("needs a login"));
-    if needs {
+    if s.status.needs_login {
         c = refused(c, tokens.is_some() || has_authorization(h), &s.name);
     }
     c
 }
 
 /// Whether the entry sends its own `Authorization` header.
-fn has_authorization(h: &crate::config::HttpUpstream) -> bool {
+pub(super) fn has_authorization(h: &crate::config::HttpUpstream) -> bool {
     h.headers
         .keys()
         .any(|k| k.eq_ignore_ascii_case("authorization"))
@@ -91,10 +86,6 @@ pub fn with_upstream_login(mut c: Check, config: &Config) -> Check {
     let now = crate::clock::now().unix_timestamp();
     if let Some(line) = login_state(tokens.as_ref(), h.oauth.is_some(), now) {
         c = c.detail(line);
-    }
-    if c.details.iter().any(|d| d.contains("needs a login")) {
-        let sent = tokens.is_some() || has_authorization(h);
-        c = refused(c, sent, crate::upstream::LOGIN_NAME);
     }
     c
 }

@@ -93,6 +93,13 @@ pub fn check(config: &Config, config_path: &Path) -> Check {
     if let Some(e) = &s.last_error {
         c = c.detail(e.clone());
     }
+    if s.needs_login
+        && let Upstream::Http(h) = &config.upstream
+    {
+        let sent = crate::auth::store::load(&config.state_dir, &h.url).is_some()
+            || super::servers::has_authorization(h);
+        c = super::servers::refused(c, sent, crate::upstream::LOGIN_NAME);
+    }
     match p.catalog_source {
         "catalog.json" => c
             .detail(format!(

@@ -161,6 +161,7 @@ impl Upstream for FakeUpstream {
             instructions: Some("Fake upstream for tests.".into()),
             reachable: up,
             last_error: (!up).then(|| "connection refused".into()),
+            needs_login: false,
             list_error: None,
             servers: Vec::new(),
         }

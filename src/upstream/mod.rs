@@ -75,6 +75,8 @@ pub struct UpstreamStatus {
     pub instructions: Option<String>,
     pub reachable: bool,
     pub last_error: Option<String>,
+    /// The last error was `UpstreamError::NeedsLogin`: the fix is `mws login`, not a restart.
+    pub needs_login: bool,
     /// The upstream answered `tools/list` with something unusable (not a tools array, an
     /// error): what and what was expected. Kept until a list succeeds, even while calls do.
     pub list_error: Option<String>,

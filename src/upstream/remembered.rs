@@ -34,6 +34,7 @@ pub fn load(path: &Path) -> Option<UpstreamStatus> {
             .map(str::to_string),
         reachable: false,
         last_error: None,
+        needs_login: false,
         list_error: None,
         servers: Vec::new(),
     })
@@ -77,6 +78,7 @@ mod tests {
             instructions: Some("use x".into()),
             reachable: true,
             last_error: None,
+            needs_login: false,
             list_error: None,
             servers: Vec::new(),
         };

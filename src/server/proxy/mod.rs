@@ -214,12 +214,12 @@ impl Proxy {
             .servers
             .iter()
             .filter(|s| s.down())
-            .map(|s| match &s.status.last_error {
-                Some(e) if e.contains("needs a login") => format!(
+            .map(|s| match s.status.needs_login {
+                true => format!(
                     "{} (it needs a login: ask the user to run `mws login {}`)",
                     s.name, s.name
                 ),
-                _ => s.name.clone(),
+                false => s.name.clone(),
             })
             .collect();
         let chosen = crate::server::proxy::tools_list::choose(&snap.catalog, &ws, &self.config);

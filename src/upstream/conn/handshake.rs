@@ -35,6 +35,7 @@ impl Conn {
             s.instructions = n.instructions.clone();
             s.reachable = true;
             s.last_error = None;
+            s.needs_login = false;
             self.remember(&s);
             Ok(n)
         };

@@ -168,6 +168,7 @@ impl Conn {
             s.reachable = false;
         }
         s.last_error = Some(e.to_string());
+        s.needs_login = matches!(e, UpstreamError::NeedsLogin { .. });
     }
 
     /// Records (or, `None`, clears) what was wrong with the last `tools/list` answer.
@@ -179,6 +180,7 @@ impl Conn {
         let mut s = self.status.lock().unwrap();
         s.reachable = true;
         s.last_error = None;
+        s.needs_login = false;
     }
 
     fn id(&self) -> Value {
