@@ -1,11 +1,12 @@
 //! The checks `--apply` makes before it changes anything: whether a client's registration is
 //! mws, whether mws's name is taken by another server in a client, where in a client's file a
 //! registration lives (for `backup::Change`), whether a client's files can be changed, and whether
-//! the config mws will write loads. Reads files' bytes and modes; must not write.
-
-use std::path::{Path, PathBuf};
+//! the config mws will write loads; `preflight` runs them all and sorts the clients into those
+//! that can go ahead and those that keep their servers. Reads files' bytes and modes; must not
+//! write.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 use super::config::{config_text, entries, policies};
 use super::files::servers_key;
