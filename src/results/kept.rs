@@ -1,7 +1,7 @@
-//! What is kept of shaped results: their full text, in memory only (never on disk): each entry lives
-//! `results.keepMinutes`, and the whole store stays under `results.memoryMb`, the least recently
-//! used entry evicted first. A gone entry leaves a small tombstone so the paging call can say
-//! why it is gone. Each entry belongs to one owner (the caller that got the result): to anyone
+//! What is kept of shaped results: their full text, in memory only (never on disk). Each entry
+//! lives `results.keepMinutes`, and the whole store stays under `results.memoryMb`, the least
+//! recently used entry evicted first. A gone entry leaves a small tombstone so the paging call can
+//! say why it is gone. Each entry belongs to one owner (the caller that got the result): to anyone
 //! else it, and its tombstone, do not exist. Time is a parameter (`now`, monotonic). Must not do
 //! I/O or log what it holds.
 
