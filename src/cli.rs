@@ -224,8 +224,8 @@ pub struct SearchArgs {
     /// Rank without the usage prior (tools called in recent sessions rank a little higher).
     #[arg(long)]
     pub no_prior: bool,
-    /// Rank even a weak best match instead of answering "nothing matches" (with --eval: what
-    /// that rule costs the gold set's top-3).
+    /// Rank a weak best match like any other: a whole page, not marked weak, and never
+    /// "nothing matches" (with --eval: what those rules cost the gold set).
     #[arg(long)]
     pub always_answer: bool,
     /// Score search on a gold file (JSON lines {"query", "expected": [names]}; an empty list

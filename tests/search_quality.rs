@@ -17,9 +17,9 @@ const FIXTURE_TOP3: f64 = 0.90;
 
 /// MetaTool thresholds: what BM25F reached when this test was written, minus 2 points. Raise them
 /// when ranking improves; never lower them to make a change pass.
-const METATOOL_TOP1: f64 = 0.495;
-const METATOOL_TOP3: f64 = 0.652;
-const METATOOL_MRR: f64 = 0.584;
+const METATOOL_TOP1: f64 = 0.50;
+const METATOOL_TOP3: f64 = 0.655;
+const METATOOL_MRR: f64 = 0.59;
 
 /// Most top-3 a usage prior on every tool but the expected ones may cost (the prior reorders
 /// near-ties, never a clear lead).

@@ -227,18 +227,19 @@ fn write_eval(out: &mut impl Write, r: &eval::EvalReport) -> std::io::Result<()>
     )?;
     writeln!(
         out,
-        "top-1 {:.1}%  top-3 {:.1}%  MRR@{} {:.3}  answered with nothing: {} of {}",
+        "top-1 {:.1}%  top-3 {:.1}%  MRR@{} {:.3}  answered with nothing: {} of {}  marked weak: {}",
         r.top1 * 100.0,
         r.top3 * 100.0,
         eval::EVAL_DEPTH,
         r.mrr,
         r.positives_empty,
-        r.positives
+        r.positives,
+        r.positives_weak
     )?;
     writeln!(
         out,
-        "negatives answered with nothing: {} of {}",
-        r.negatives_empty, r.negatives
+        "negatives answered with nothing: {} of {}  with nothing or marked weak: {}",
+        r.negatives_empty, r.negatives, r.negatives_weak
     )
 }
 

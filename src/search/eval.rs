@@ -1,7 +1,7 @@
 //! `mws search --eval`: a gold file (JSON lines `{"query", "expected": [names]}`, an empty list
 //! meaning "nothing should match") run through the path `search_tools` takes, scored as top-1,
-//! top-3, MRR over the top `EVAL_DEPTH`, negatives answered with nothing, positives answered with
-//! nothing, and the misses. Pure: the caller reads the file and prints the figures.
+//! top-3, MRR over the top `EVAL_DEPTH`, negatives answered with nothing (and with nothing or
+//! weak results), positives answered with nothing (and with weak results), and the misses. Pure: the caller reads the file and prints the figures.
 
 use std::collections::HashSet;
 
@@ -87,6 +87,10 @@ pub struct EvalReport {
     pub negatives_empty: usize,
     /// Positives answered with no results (the false-empty count).
     pub positives_empty: usize,
+    /// Negatives answered with nothing or with results marked weak.
+    pub negatives_weak: usize,
+    /// Positives answered with results marked weak.
+    pub positives_weak: usize,
     /// Expected names the catalog does not hold (a stale gold file).
     pub unknown: Vec<String>,
     /// Positives not answered first, and negatives answered with something.
@@ -153,6 +157,7 @@ pub fn evaluate(
             .flatten()
             .filter_map(|x| x["name"].as_str().map(str::to_string))
             .collect();
+        let weak = got.is_empty() || reply.json["weak"] == Value::Bool(true);
         let miss = |rank| Miss {
             query: g.query.clone(),
             expected: g.expected.clone(),
@@ -161,6 +166,7 @@ pub fn evaluate(
         };
         if g.expected.is_empty() {
             r.negatives += 1;
+            r.negatives_weak += usize::from(weak);
             if got.is_empty() {
                 r.negatives_empty += 1;
             } else {
@@ -170,6 +176,7 @@ pub fn evaluate(
         }
         r.positives += 1;
         r.positives_empty += usize::from(got.is_empty());
+        r.positives_weak += usize::from(weak && !got.is_empty());
         let rank = got
             .iter()
             .take(EVAL_DEPTH)

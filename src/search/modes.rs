@@ -1,8 +1,10 @@
 //! The modes of docs/search.md, by the query's shape: empty → the catalog grouped by backend;
 //! an exact tool name (with or without its backend prefix, or with the `mcp__<server>__` prefix a
 //! client shows) → that tool, uncapped; a backend name → its tools in upstream order; a backend
-//! name plus words → ranked inside that backend; anything else → ranked, or nothing when its best
-//! tool is a weak match (`SearchIndex::min_confidence`). Pure.
+//! name plus words → ranked inside that backend; anything else → ranked. A ranked reply whose best
+//! tool is a weak match (`SearchIndex::min_confidence`, `semantic::weak`) shows only the nearest
+//! `WEAK_RESULTS`, marked `"weak": true`; one whose words the catalog lacks entirely (and, with
+//! vectors, far from every tool) is nothing. Pure.
 
 use std::collections::HashSet;
 
@@ -11,7 +13,7 @@ use serde_json::{Map, Value, json};
 use super::prior::PRIOR_EXTRA;
 use super::query::step;
 use super::reply::{self, Entry, json_len};
-use super::semantic::{Fused, fused, keyword_share};
+use super::semantic::{Fused, Strength, fused, keyword_share};
 use super::tokenize::tokens;
 use super::{
     DEFAULT_LIMIT, QueryOptions, REPLY_BUDGET, Reply, ReplyJson, SearchIndex, Trimmed, Variant,
@@ -19,6 +21,9 @@ use super::{
 
 /// Group label in the empty-query reply for tools without a backend.
 pub const NO_BACKEND: &str = "(other)";
+
+/// Results a weak reply shows: the nearest few, not a page of weak matches.
+pub const WEAK_RESULTS: usize = 3;
 
 /// The prefix Claude Code shows before MCP tool names (`mcp__<server>__<tool>`).
 const CLIENT_PREFIX: &str = "mcp__";
@@ -178,31 +183,44 @@ fn ranked(
     };
     let extra = if prior.is_some() { PRIOR_EXTRA } else { 0 };
     let sem = opts.semantic.filter(|s| s.vectors.count() > 0);
-    let (mut hits, mut matched) = match sem {
-        None => ix.rank(index, &words, allow, limit + extra),
+    // Not inside a backend the query named: that name is a match the words' strength does not
+    // count.
+    let may_be_nothing = restrict.is_none() && !opts.always_answer;
+    let (mut hits, mut matched, strength) = match sem {
+        None => {
+            let (hits, matched) = ix.rank(index, &words, allow, limit + extra);
+            let strength = match hits.first() {
+                _ if !may_be_nothing => Strength::Close,
+                None => Strength::Nothing,
+                Some(&(top, _))
+                    if ix.confidence(index, top as usize, &words)
+                        < ix.min_confidence(index, &words) =>
+                {
+                    Strength::Weak
+                }
+                Some(_) => Strength::Close,
+            };
+            (hits, matched, strength)
+        }
         Some(s) => fused(
             ix,
             Fused {
                 index,
                 words: &words,
                 share: keyword_share(text.split_whitespace().count()),
-                may_be_nothing: restrict.is_none() && !opts.always_answer,
+                may_be_nothing,
             },
             &allow,
             s,
             limit + extra,
         ),
     };
-    // A weak best candidate: nothing matches (the hint says what to try instead). Not inside a
-    // backend the query named: that name is a match the words' confidence does not count.
-    if restrict.is_none()
-        && !opts.always_answer
-        && sem.is_none()
-        && let Some(&(top, _)) = hits.first()
-        && ix.confidence(index, top as usize, &words) < ix.min_confidence(index, &words)
-    {
-        hits.clear();
-        matched = 0;
+    // A weak best: the nearest few, marked weak, with the hint (the right tool may be among
+    // them; a model told they are weak calls one only if it fits).
+    let weak = strength == Strength::Weak;
+    if weak {
+        hits.truncate(WEAK_RESULTS + extra);
+        matched = matched.min(WEAK_RESULTS);
     }
     let tools = ix.catalog.tools();
     let name = |d: u32| {
@@ -218,12 +236,22 @@ fn ranked(
         hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         hits.truncate(limit);
     }
+    if weak {
+        hits.truncate(WEAK_RESULTS);
+    }
     let entries: Vec<Entry> = hits
         .iter()
         .map(|&(d, _)| entry(tools, d as usize, listed))
         .collect();
-    let extra = restrict.map(|b| hint_extra(ix, b)).unwrap_or_default();
-    let hint = entries.is_empty().then(|| no_match_hint(ix, restrict));
+    let mut extra = restrict.map(|b| hint_extra(ix, b)).unwrap_or_default();
+    if weak {
+        extra.push(("weak", Value::Bool(true)));
+    }
+    let hint = if weak {
+        Some(weak_hint(ix))
+    } else {
+        entries.is_empty().then(|| no_match_hint(ix, restrict))
+    };
     let r = reply::results(
         "ranked",
         &extra,
@@ -248,13 +276,16 @@ fn ranked(
     finish("ranked", None, r.text, r.shown, r.trimmed, explain)
 }
 
-fn no_match_hint(ix: &SearchIndex, restrict: Option<u32>) -> String {
-    if let Some(b) = restrict {
-        let name = &ix.backends.names[b as usize];
-        return format!(
-            "no {name} tool matches these words; search \"{name}\" alone to list its tools, or try other words"
-        );
-    }
+/// The hint of a weak reply: its results are the nearest tools, none of them close.
+fn weak_hint(ix: &SearchIndex) -> String {
+    format!(
+        "no close match: these are the nearest tools; call one only if it does what is asked, else {}",
+        try_instead(ix)
+    )
+}
+
+/// What to try when nothing matches: other words, a backend name, the whole catalog.
+fn try_instead(ix: &SearchIndex) -> String {
     let names = &ix.backends.names;
     let backends = if names.is_empty() {
         String::new()
@@ -263,8 +294,18 @@ fn no_match_hint(ix: &SearchIndex, restrict: Option<u32>) -> String {
         format!(", a backend name ({})", shown.join(", "))
     };
     format!(
-        "no tool matches these words; try other words (what the tool does, or what it acts on){backends}, or an empty query to list every tool"
+        "try other words (what the tool does, or what it acts on){backends}, or an empty query to list every tool"
     )
+}
+
+fn no_match_hint(ix: &SearchIndex, restrict: Option<u32>) -> String {
+    if let Some(b) = restrict {
+        let name = &ix.backends.names[b as usize];
+        return format!(
+            "no {name} tool matches these words; search \"{name}\" alone to list its tools, or try other words"
+        );
+    }
+    format!("no tool matches these words; {}", try_instead(ix))
 }
 
 /// The whole catalog grouped by backend, names only, listed tools marked `*`. Over budget, each
