@@ -52,6 +52,7 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     let options = SearchOptions {
         aliases: cfg.search_aliases.clone(),
         backend_hints: cfg.backend_hints.clone(),
+        purposes: cfg.server_purposes(),
     };
     let listed = listed_names(cfg, &catalog);
     // Upstream tools named like a meta-tool under the names `search_tools` shows them by.
@@ -351,10 +352,19 @@ fn write_explain(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
 fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::io::Result<()> {
     writeln!(
         out,
-        "    score {:.3} = {:.3} × name bonus {:.2}{}; confidence {:.2} (nothing below {:.2})",
-        e.score * e.prior,
+        "    score {:.3} = {:.3} × name bonus {:.2}{}{}; confidence {:.2} (weak below {:.2})",
+        e.score * e.prior * e.server.as_ref().map_or(1.0, |s| s.factor),
         e.base,
         e.name_bonus,
+        match &e.server {
+            Some(s) => format!(
+                " × server {} {:.2} ({})",
+                Safe(&s.backend),
+                s.factor,
+                Safe(&s.words.join(", "))
+            ),
+            None => String::new(),
+        },
         if e.prior > 1.0 {
             format!(" × usage prior {:.2}", e.prior)
         } else {

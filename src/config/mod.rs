@@ -264,6 +264,14 @@ impl Default for Config {
 }
 
 impl Config {
+    /// Each server's `description`, by server name (search ranks with it: `search::purpose`).
+    pub fn server_purposes(&self) -> BTreeMap<String, String> {
+        self.servers
+            .iter()
+            .filter_map(|s| Some((s.name.clone(), s.description.clone()?)))
+            .collect()
+    }
+
     /// Names under which this proxy's calls appear in a transcript root's tool names.
     pub fn server_names<'a>(&'a self, root: &'a TranscriptRoot) -> Vec<&'a str> {
         if root.server_names.is_empty() {

@@ -33,6 +33,9 @@ pub struct Server {
     /// Other names the same server had in a client (`mws setup import --apply` writes them): a
     /// direct call under one of them, before mws, counts as this server's (`ingest::names`).
     pub aliases: Vec<String>,
+    /// What the server is for, in the user's words: search ranks its tools higher for a request
+    /// that says so (docs/search.md, "Servers' purpose").
+    pub description: Option<String>,
 }
 
 /// A server entry as written: both shapes in one, so an unknown field gets a did-you-mean over all
@@ -48,6 +51,7 @@ struct RawServer {
     adopts_upstream_history: bool,
     #[serde(default)]
     aliases: Vec<String>,
+    description: Option<String>,
     command: Option<String>,
     args: Option<Vec<String>>,
     env: Option<BTreeMap<String, String>>,
@@ -247,7 +251,28 @@ fn shape(name: &str, r: RawServer) -> Result<Server, String> {
         allow_insecure_http: r.allow_insecure_http.unwrap_or(false),
         adopts_upstream_history: r.adopts_upstream_history,
         aliases: r.aliases,
+        description: match r.description {
+            Some(d) => Some(check_description(&d).map_err(|e| format!("{at}: {e}"))?),
+            None => None,
+        },
     })
+}
+
+/// Longest server `description`, in characters.
+pub const MAX_DESCRIPTION: usize = 500;
+
+/// A server's `description`: at most `MAX_DESCRIPTION` characters, no control characters.
+fn check_description(d: &str) -> Result<String, String> {
+    if d.chars().count() > MAX_DESCRIPTION {
+        return Err(format!(
+            "`description` is {} characters long; the most is {MAX_DESCRIPTION}",
+            d.chars().count()
+        ));
+    }
+    if d.chars().any(char::is_control) {
+        return Err("`description` holds a control character (a newline, a tab…)".into());
+    }
+    Ok(d.to_string())
 }
 
 /// Why a server could not start from its config: an unset variable, a bad URL after expansion,

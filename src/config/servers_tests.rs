@@ -93,6 +93,22 @@ fn bad_servers_messages() {
              server that was `upstream` takes over its history",
         ),
         (
+            r#"{"servers": {"a": {"command": "x", "description": "notes and facts I told you"}}}"#,
+            "ok 1",
+        ),
+        (
+            r#"{"servers": {"a": {"command": "x", "description": "line one\nline two"}}}"#,
+            "1:72: `servers`: server \"a\": `description` holds a control character (a newline, a \
+             tab…)",
+        ),
+        (
+            &format!(
+                r#"{{"servers": {{"a": {{"command": "x", "description": "{}"}}}}}}"#,
+                "x".repeat(501)
+            ),
+            "1:555: `servers`: server \"a\": `description` is 501 characters long; the most is 500",
+        ),
+        (
             r#"{"servers": {}}"#,
             "1:14: `servers`: expected at least one server (or leave `servers` out and use \
              `upstream`)",

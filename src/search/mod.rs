@@ -14,6 +14,7 @@ pub mod eval;
 mod hash;
 mod modes;
 mod prior;
+mod purpose;
 mod query;
 mod rank;
 mod reply;
@@ -28,6 +29,7 @@ use serde_json::Value;
 
 pub use bm25f::{FIELDS, Variant};
 pub use prior::{PRIOR_BOOST, Prior};
+pub use purpose::{PURPOSE_BOOST, ServerPart};
 pub use query::{MAX_QUERY_BYTES, MAX_QUERY_WORDS, QueryError, check as check_query};
 pub use rank::{Explain, WordExplain};
 pub use reply::trim as trim_text;
@@ -57,6 +59,9 @@ pub struct SearchOptions {
     pub aliases: BTreeMap<String, Vec<String>>,
     /// `backendHints`: labels per backend prefix.
     pub backend_hints: BTreeMap<String, String>,
+    /// What each backend is for, in words: the config's `description` for the server, its
+    /// `serverInfo` title and description, its `instructions` (`purpose.rs`).
+    pub purposes: BTreeMap<String, String>,
 }
 
 /// Per-query options (`mws search --limit/--explain`; `search_tools` passes the usage prior).
@@ -89,6 +94,8 @@ pub struct SearchIndex {
     /// Lowercased names without backend prefix → their tool (`AMBIGUOUS` when several backends
     /// have it), for exact names given without prefix.
     local_names: FastMap<Box<str>, u32>,
+    /// Each backend's purpose words (`purpose.rs`).
+    purposes: purpose::Purposes,
 }
 
 /// A reply as `search_tools` returns it.
@@ -159,7 +166,10 @@ impl SearchIndex {
     pub fn build_shared(catalog: Arc<Catalog>, options: &SearchOptions) -> SearchIndex {
         let (backends, local_names) = name_tables(catalog.tools(), &options.backend_hints);
         let index = build_index(catalog.tools(), Variant::Bm25f);
+        let purposes =
+            purpose::Purposes::build(&backends, &options.backend_hints, &options.purposes);
         SearchIndex {
+            purposes,
             synonyms: Synonyms::new(&options.aliases),
             hints: options.backend_hints.clone(),
             baseline: None,

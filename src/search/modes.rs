@@ -11,6 +11,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use super::prior::PRIOR_EXTRA;
+use super::purpose::PURPOSE_EXTRA;
 use super::query::step;
 use super::reply::{self, Entry, json_len};
 use super::semantic::{Fused, Strength, fused, keyword_share};
@@ -153,6 +154,25 @@ fn backend(ix: &SearchIndex, b: u32, listed: &HashSet<String>, opts: &QueryOptio
     finish("backend", None, r.text, r.shown, r.trimmed, Vec::new())
 }
 
+/// After the tools of backend `b` that matched the words weakly, its others in upstream order,
+/// up to `limit` in all: the query named the backend, so each of its tools is a candidate ("what
+/// time is it in Tokyo" names the time server; "Tokyo" is in `convert_time`'s parameters, and
+/// `get_current_time` holds no other word of the query). Returns how many were added.
+fn fill_from_backend(ix: &SearchIndex, b: u32, hits: &mut Vec<(u32, f32)>, limit: usize) -> usize {
+    let before = hits.len();
+    let shown: HashSet<u32> = hits.iter().map(|h| h.0).collect();
+    let rest = (0..ix.backends.of_tool.len() as u32)
+        .filter(|&d| ix.backends.of_tool[d as usize].is_some_and(|(id, _)| id == b))
+        .filter(|d| !shown.contains(d));
+    for d in rest {
+        if hits.len() >= limit {
+            break;
+        }
+        hits.push((d, 0.0));
+    }
+    hits.len() - before
+}
+
 fn entry<'a>(tools: &'a [Value], d: usize, listed: &HashSet<String>) -> Entry<'a> {
     let tool = &tools[d];
     let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
@@ -174,14 +194,15 @@ fn ranked(
         (Some(Variant::PerFieldSum), Some(b)) => b,
         _ => &ix.index,
     };
-    let words = ix.query_words(index, &tokens(text));
+    let query_tokens = tokens(text);
+    let words = ix.query_words(index, &query_tokens);
     let limit = opts.limit.unwrap_or(DEFAULT_LIMIT);
     let prior = opts.prior.filter(|p| !p.is_empty());
     let allow = |d: u32| match restrict {
         None => true,
         Some(b) => ix.backends.of_tool[d as usize].is_some_and(|(id, _)| id == b),
     };
-    let extra = if prior.is_some() { PRIOR_EXTRA } else { 0 };
+    let extra = if prior.is_some() { PRIOR_EXTRA } else { 0 } + PURPOSE_EXTRA;
     let sem = opts.semantic.filter(|s| s.vectors.count() > 0);
     // Not inside a backend the query named: that name is a match the words' strength does not
     // count.
@@ -229,12 +250,21 @@ fn ranked(
             .and_then(Value::as_str)
             .unwrap_or("")
     };
-    if let Some(p) = prior {
-        for h in &mut hits {
-            h.1 *= p.factor(name(h.0));
-        }
-        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        hits.truncate(limit);
+    let server = |d: u32| {
+        let (b, _) = ix.backends.of_tool[d as usize]?;
+        ix.purposes.part(b, &ix.backends.names, &query_tokens)
+    };
+    for h in &mut hits {
+        h.1 *= server(h.0).map_or(1.0, |p| p.factor);
+        h.1 *= prior.map_or(1.0, |p| p.factor(name(h.0)));
+    }
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    hits.truncate(limit);
+    if let Some(b) = restrict
+        && let Some(&(top, _)) = hits.first()
+        && ix.confidence(index, top as usize, &words) < ix.min_confidence(index, &words)
+    {
+        matched += fill_from_backend(ix, b, &mut hits, limit);
     }
     if weak {
         hits.truncate(WEAK_RESULTS);
@@ -266,6 +296,7 @@ fn ranked(
             .map(|&(d, _)| {
                 let mut e = ix.explain(index, d as usize, &words);
                 e.prior = prior.map_or(1.0, |p| p.factor(name(d)));
+                e.server = server(d);
                 e.cosine = sem.and_then(|s| s.vectors.cosine(d as usize, s.query));
                 e
             })

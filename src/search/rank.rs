@@ -63,8 +63,11 @@ pub struct Explain {
     /// The name factor (see `bonus`): graded by the share of words in the name, times
     /// `NAME_COVERAGE_BONUS` when the name covers them all.
     pub name_bonus: f32,
-    /// The usage prior's factor (1: never used, or no prior); the rank is by `score × prior`.
+    /// The usage prior's factor (1: never used, or no prior); the rank is by
+    /// `score × server factor × prior`.
     pub prior: f32,
+    /// The server's part: its purpose's factor and the query words it holds (`purpose.rs`).
+    pub server: Option<super::ServerPart>,
     /// The cosine of the query's vector with the tool's, when vectors ranked too.
     pub cosine: Option<f32>,
     /// `base` in units of an unseen word's idf (`SearchIndex::confidence`).
@@ -336,6 +339,7 @@ impl SearchIndex {
             base,
             name_bonus,
             prior: 1.0,
+            server: None,
             cosine: None,
             confidence: self.confidence(index, doc, words),
             min_confidence: self.min_confidence(index, words),

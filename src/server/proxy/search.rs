@@ -46,7 +46,12 @@ pub async fn keep_embedded(proxy: Arc<Proxy>) {
         if !snap.catalog.is_empty() && !proxy.semantic.has(snap.version) {
             let (index, _) = proxy
                 .index
-                .get(snap.version, &snap.catalog, &proxy.config)
+                .get(
+                    snap.version,
+                    &snap.catalog,
+                    &proxy.config,
+                    &proxy.upstream.status(),
+                )
                 .await;
             let config = proxy.config.clone();
             let emb = embedder.clone();
@@ -94,7 +99,12 @@ impl Proxy {
         }
         let (index, prior) = self
             .index
-            .get(snap.version, &snap.catalog, &self.config)
+            .get(
+                snap.version,
+                &snap.catalog,
+                &self.config,
+                &self.upstream.status(),
+            )
             .await;
         // With the vectors of this version ready, the query is embedded (in memory only).
         let sem = match self.semantic.ready(snap.version) {

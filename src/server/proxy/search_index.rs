@@ -2,14 +2,18 @@
 //! prior read from `state.db` again when older than `PRIOR_TTL` (`search.rs` runs the search,
 //! `embedding.rs` holds the vectors). Must never log query text and never write the database.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::search::{Prior, SearchIndex, SearchOptions};
 use crate::server::proxy::calls::warn_shadowed;
 use crate::server::proxy::meta_tools;
+use crate::upstream::UpstreamStatus;
 
 /// How long `search_tools` ranks with one read of the usage prior before reading it again.
 /// Lowering it notices new habits sooner, at a small read of `state.db` per period.
@@ -27,11 +31,13 @@ pub(crate) struct IndexCache {
 
 impl IndexCache {
     /// The search index for a catalog version, built once and shared, and the usage prior.
+    /// `status` gives the servers' own words on what they are for (`purposes`).
     pub(crate) async fn get(
         &self,
         version: u64,
         catalog: &Arc<Catalog>,
         config: &Arc<Config>,
+        status: &UpstreamStatus,
     ) -> (Arc<SearchIndex>, Arc<Prior>) {
         let mut slot = self.slot.lock().await;
         if let Some((v, idx, prior, read)) = slot.as_mut()
@@ -47,6 +53,7 @@ impl IndexCache {
         let options = SearchOptions {
             aliases: config.search_aliases.clone(),
             backend_hints: config.backend_hints.clone(),
+            purposes: purposes(config, status),
         };
         // Shares the catalog the snapshot holds instead of copying every tool object into the
         // index (a second copy of a 1,000-tool catalog is ~1.4 MB of heap for the life of it).
@@ -64,6 +71,29 @@ impl IndexCache {
         *slot = Some((version, idx.clone(), prior.clone(), Instant::now()));
         (idx, prior)
     }
+}
+
+/// What each server is for, in words (`SearchOptions::purposes`): the config's `description`,
+/// then the server's `serverInfo` title and description and its `instructions`.
+pub(crate) fn purposes(config: &Config, status: &UpstreamStatus) -> BTreeMap<String, String> {
+    let mut out = config.server_purposes();
+    for s in &status.servers {
+        let info = s.status.server_info.as_ref();
+        let said = [
+            info.and_then(|i| i.get("title")).and_then(Value::as_str),
+            info.and_then(|i| i.get("description"))
+                .and_then(Value::as_str),
+            s.status.instructions.as_deref(),
+        ];
+        for text in said.into_iter().flatten() {
+            let entry = out.entry(s.name.clone()).or_default();
+            if !entry.is_empty() {
+                entry.push_str(". ");
+            }
+            entry.push_str(text);
+        }
+    }
+    out
 }
 
 /// The usage prior from the database (`listed::stored_prior`), off the worker; a database that
