@@ -35,8 +35,8 @@ use crate::server::relay::sessions::SESSION_IDLE;
 pub const MAX_HELD_LISTINGS: usize = 4096;
 
 /// Whom a listing is held for: the transport's session (a legacy `Mcp-Session-Id`, a `--stdio`
-/// connection), else the stateless session, which is the client's name until
-/// `STATELESS_SESSION_GAP` passes without a `tools/list` or a call.
+/// connection), else the stateless session: the client's name, from its `server/discover` (a new
+/// process of the client) until `STATELESS_SESSION_GAP` passes without a `tools/list` or a call.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SessionKey {
     id: String,
@@ -91,6 +91,9 @@ struct Held {
     last_seen: Instant,
 }
 
+/// A basis listed at a catalog version.
+type Rebuilt = (Arc<Basis>, u64, Arc<Value>);
+
 /// The held listings of every session, and what they share.
 #[derive(Default)]
 pub struct HeldListings {
@@ -98,7 +101,7 @@ pub struct HeldListings {
     /// The last fresh listing and its basis, shared by the sessions that first listed it.
     fresh: Mutex<Option<(Arc<Value>, Arc<Basis>)>>,
     /// The last listing rebuilt from a basis at a catalog version, shared likewise.
-    rebuilt: Mutex<Option<(Arc<Basis>, u64, Arc<Value>)>>,
+    rebuilt: Mutex<Option<Rebuilt>>,
 }
 
 impl HeldListings {

@@ -173,7 +173,10 @@ impl Proxy {
     ) -> Result<Value, RpcError> {
         match (method, caller.era) {
             ("initialize", Era::Legacy) => Ok(self.initialize_result(&params).await),
-            ("server/discover", _) => Ok(self.discover_result().await),
+            ("server/discover", _) => {
+                self.discovered(caller);
+                Ok(self.discover_result().await)
+            }
             ("ping" | "logging/setLevel", Era::Legacy) => Ok(json!({})),
             ("initialize" | "ping" | "logging/setLevel" | "subscriptions/listen", Era::Modern) => {
                 Err(RpcError {

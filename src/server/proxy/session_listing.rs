@@ -1,7 +1,8 @@
 //! `tools/list` per session, the `Proxy` side of `held_listing.rs`: the listing a session gets
 //! (the fresh one with `listingUpdates: "live"`, else the one it holds), whether a transport
 //! tells a session `notifications/tools/list_changed` after a change of the working set or the
-//! catalog, and the end of a session's listing.
+//! catalog, and the end of a session's listing (a transport's session ended, a stateless client
+//! discovered anew).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -56,6 +57,14 @@ impl Proxy {
     /// Forgets the listing `key`'s session holds: the session ended.
     pub fn session_ended(&self, key: &SessionKey) {
         self.held.forget(key);
+    }
+
+    /// A `server/discover`: a stateless client starts a new session with it (a new process of
+    /// the client), so the listing its name held is forgotten.
+    pub(crate) fn discovered(&self, caller: &Caller) {
+        if caller.session.is_none() {
+            self.held.forget(&SessionKey::of_caller(caller));
+        }
     }
 
     /// Marks `caller`'s session as seen (a call keeps a stateless session's listing).

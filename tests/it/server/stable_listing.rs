@@ -242,6 +242,24 @@ async fn a_stateless_session_keeps_its_listing_and_hears_only_of_a_vanished_tool
     stream.list_changed().await;
     let now = modern_tools(&h, "client-a").await;
     assert_eq!(now, without(&first, "mail_list_labels"));
+    // The client's next process starts with `server/discover`: a new session, the new listing.
+    post(
+        &h,
+        &modern_as("client-a", 4, "server/discover", json!({})),
+        None,
+    )
+    .await;
+    let renewed = modern_tools(&h, "client-a").await;
+    assert_eq!(
+        names(&renewed),
+        [
+            "search_tools",
+            "call_tool",
+            "calendar_list_events",
+            "late_tool"
+        ]
+    );
+    assert_eq!(names(&renewed), names(&new_session().await));
     // Still callable and searchable though not listed: the unlisted calendar tool.
     let call = json!({"name": "calendar_list_events", "arguments": {}});
     let (r, _) = post(&h, &modern_as("client-a", 3, "tools/call", call), None).await;
