@@ -63,6 +63,9 @@ pub struct Config {
     pub listing: Listing,
     /// In `auto`, list every tool while the whole catalog is under this many tokens (0: off).
     pub list_all_below_tokens: u32,
+    /// Whether a session's listing follows promotions and new servers (`live`) or holds from its
+    /// first `tools/list` (`session`; `server::proxy::held_listing`).
+    pub listing_updates: ListingUpdates,
     /// Arguments checked against the tool's `inputSchema` before a call is sent.
     pub validation: Validation,
     /// Which upstream tools may be listed, found and called.
@@ -90,6 +93,17 @@ pub enum Listing {
     Auto,
     WorkingSet,
     All,
+}
+
+/// When a session's listing changes (docs/working-set.md#a-listing-stable-within-a-session).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum ListingUpdates {
+    /// A session keeps its first listing, less the tools that can no longer be called.
+    #[default]
+    Session,
+    /// Every session sees every change: promotions and new servers' tools.
+    Live,
 }
 
 /// Where the upstream MCP server is: Streamable HTTP or a stdio child.
@@ -253,6 +267,7 @@ impl Default for Config {
             search_aliases: BTreeMap::new(),
             listing: Listing::Auto,
             list_all_below_tokens: 0,
+            listing_updates: ListingUpdates::Session,
             validation: Validation::default(),
             policy: Policy::default(),
             search: search::Search::default(),

@@ -43,6 +43,10 @@ fn messages() {
             "{\n  \"listing\": \"some\"\n}",
             "2:19: `listing`: unknown value \"some\", expected one of `auto`, `working-set`, `all`",
         ),
+        (
+            "{\"listingUpdates\": \"always\"}",
+            "1:27: `listingUpdates`: unknown value \"always\", expected one of `session`, `live`",
+        ),
         ("", "1:1: invalid JSON: EOF while parsing a value"),
         (
             "{\n  \"listen\": {\"port\": 1}\n  \"pins\": []\n}",
@@ -60,7 +64,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `validation`, `policy`, `search`, `results`, `store`, `user`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `listingUpdates`, `validation`, `policy`, `search`, `results`, `store`, `user`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",

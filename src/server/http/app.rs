@@ -24,6 +24,7 @@ use crate::server::answer::{self, Http};
 use crate::server::http::guards::{self, MAX_BODY_BYTES};
 use crate::server::http::modern::{self, McpHeaders};
 use crate::server::proxy::Proxy;
+use crate::server::proxy::held_listing::SessionKey;
 use crate::server::relay::sessions::Sessions;
 use crate::server::relay::{progress, sse, streams, subscriptions};
 
@@ -215,7 +216,10 @@ async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>)
             let up = st.proxy.upstream();
             let relays = subscriptions::relays(up.as_ref()).then_some(up);
             let lists = subscriptions::lists(up.as_ref());
-            let shape = streams::listen_shape(&id, filter, relays, &lists);
+            let mut shape = streams::listen_shape(&id, filter, relays, &lists);
+            let client = env.client.as_deref().or(user_agent.as_deref());
+            let key = SessionKey::of(None, client);
+            shape.gate = Some(st.proxy.list_change_gate(key));
             let notify = shape.tools;
             let ws = st.proxy.working_set_changes();
             return streams::stream(ws, up.as_ref(), shape, st.shutdown.clone(), notify);
@@ -277,7 +281,7 @@ fn unknown_session() -> Response {
 }
 
 /// GET: a legacy session's stream of server notifications (`tools/list_changed` when the working
-/// set or the upstream catalog changes), with keep-alives, until the session ends.
+/// set or the upstream catalog changes, as the session's listing decides), with keep-alives, until the session ends.
 async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     let Some(sid) = header_str(&headers, SESSION_HEADER) else {
         return method_not_allowed();
@@ -288,7 +292,8 @@ async fn get_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response {
     };
     let wants = subscriptions::session_wants(st.sessions.clone(), sid);
     let (ws, up) = (st.proxy.working_set_changes(), st.proxy.upstream());
-    let shape = streams::get_shape(wants, &subscriptions::lists(up.as_ref()), ended);
+    let mut shape = streams::get_shape(wants, &subscriptions::lists(up.as_ref()), ended);
+    shape.gate = Some(st.proxy.list_change_gate(SessionKey::of(Some(sid), None)));
     streams::stream(ws, up.as_ref(), shape, st.shutdown.clone(), true)
 }
 
@@ -299,6 +304,7 @@ async fn delete_mcp(State(st): State<AppState>, headers: HeaderMap) -> Response 
     };
     if let Some(ended) = st.sessions.take(sid) {
         subscriptions::release(st.proxy.upstream(), ended.subscriptions);
+        st.proxy.session_ended(&SessionKey::of(Some(sid), None));
         StatusCode::OK.into_response()
     } else {
         unknown_session()

@@ -8,9 +8,10 @@
 //!
 //! `Proxy` and its dispatch live here; its other methods each in the file of their step:
 //! `call_meta.rs` (`call_tool`, `call_read_only_tool`), `search.rs` (`search_tools`),
-//! `results_call.rs` (big results shaped and paged). What they use, none of which knows `Proxy`:
+//! `results_call.rs` (big results shaped and paged), `session_listing.rs` (`tools/list` per
+//! session). What they use, none of which knows `Proxy`:
 //! `calls.rs` (a request's `_meta`, stateless sessions), `meta_tools.rs`, `tools_list.rs`,
-//! `guard_call.rs`, `search_index.rs`, `embedding.rs`, `bridge.rs` and `instructions.rs`.
+//! `held_listing.rs`, `guard_call.rs`, `search_index.rs`, `embedding.rs`, `bridge.rs` and `instructions.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,6 +33,7 @@ use crate::server::proxy::calls::{
 };
 use crate::server::proxy::embedding::SemanticState;
 use crate::server::proxy::guard_call::Guard;
+use crate::server::proxy::held_listing::HeldListings;
 use crate::server::proxy::instructions::Facts;
 use crate::server::proxy::meta_tools::{CALL_READ_ONLY_TOOL, CALL_TOOL, SEARCH_TOOLS};
 use crate::server::proxy::search_index::IndexCache;
@@ -40,18 +42,20 @@ use crate::server::relay::sessions::negotiate_legacy;
 use crate::server::relay::{logs, subscriptions};
 use crate::server::working_set::WorkingSet;
 use crate::store::LogSink;
-use crate::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
+use crate::upstream::{CallContext, CatalogSnapshot, CatalogSource, Upstream, UpstreamError};
 
 pub mod bridge;
 mod call_meta;
 pub(super) mod calls;
 pub mod embedding;
 pub mod guard_call;
+pub mod held_listing;
 pub mod instructions;
 pub mod meta_tools;
 mod results_call;
 pub mod search;
 mod search_index;
+mod session_listing;
 pub mod tools_list;
 
 impl From<UpstreamError> for RpcError {
@@ -80,6 +84,7 @@ pub struct Proxy {
     pub(crate) index: IndexCache,
     pub(crate) semantic: SemanticState,
     pub(crate) listing: Mutex<Option<(u64, WorkingSet, Arc<Value>)>>,
+    pub(crate) held: HeldListings,
     pub(crate) run_id: String,
     pub(crate) seq: AtomicU64,
     pub(crate) stateless: StatelessSessions,
@@ -107,6 +112,7 @@ impl Proxy {
             index: IndexCache::default(),
             semantic: SemanticState::default(),
             listing: Mutex::new(None),
+            held: HeldListings::default(),
             run_id,
             seq: AtomicU64::new(0),
             stateless: StatelessSessions::default(),
@@ -167,7 +173,10 @@ impl Proxy {
     ) -> Result<Value, RpcError> {
         match (method, caller.era) {
             ("initialize", Era::Legacy) => Ok(self.initialize_result(&params).await),
-            ("server/discover", _) => Ok(self.discover_result().await),
+            ("server/discover", _) => {
+                self.discovered(caller);
+                Ok(self.discover_result().await)
+            }
             ("ping" | "logging/setLevel", Era::Legacy) => Ok(json!({})),
             ("initialize" | "ping" | "logging/setLevel" | "subscriptions/listen", Era::Modern) => {
                 Err(RpcError {
@@ -176,7 +185,7 @@ impl Proxy {
                     data: Some(json!(method)),
                 })
             }
-            ("tools/list", _) => Ok(self.tools_list().await),
+            ("tools/list", _) => Ok(self.tools_list(caller).await),
             ("tools/call", _) => self.tools_call(params, caller).await,
             _ => {
                 let (params, ctx) = split_meta(params, caller);
@@ -185,10 +194,10 @@ impl Proxy {
         }
     }
 
-    /// The `tools/list` result: meta-tools plus the working set, cached per catalog version and
-    /// working set so that repeated lists cost a clone.
-    pub async fn tools_list(&self) -> Value {
-        let snap = self.upstream.catalog().await;
+    /// The `tools/list` result a new session gets: meta-tools plus the working set, cached per
+    /// catalog version and working set so that repeated lists cost a clone
+    /// (`session_listing.rs` answers a session that has listed).
+    pub(crate) fn fresh_listing(&self, snap: &CatalogSnapshot) -> Arc<Value> {
         let ws = self.working_set.borrow().clone();
         {
             let cache = self.listing.lock().unwrap_or_else(|e| e.into_inner());
@@ -196,13 +205,13 @@ impl Proxy {
                 && *v == snap.version
                 && Arc::ptr_eq(w, &ws)
             {
-                return (**r).clone();
+                return r.clone();
             }
         }
         warn_shadowed(&snap.catalog);
-        let result = json!({"tools": listed_tools(&snap.catalog, &ws, &self.config)});
+        let result = Arc::new(json!({"tools": listed_tools(&snap.catalog, &ws, &self.config)}));
         *self.listing.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((snap.version, ws, Arc::new(result.clone())));
+            Some((snap.version, ws, result.clone()));
         result
     }
 
@@ -294,6 +303,7 @@ impl Proxy {
                 "tools/call needs a string 'name'",
             ));
         };
+        self.seen(caller);
         let (params, ctx) = split_meta(params, caller);
         match name.as_str() {
             SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),

@@ -3,14 +3,16 @@
 //! or the upstream catalog changes, the upstream's prompts and resources `list_changed` (a listen
 //! stream: when its filter asks), and `notifications/resources/updated` for the URIs the stream
 //! holds (a legacy session's subscriptions, a listen's `resourceSubscriptions`;
-//! `subscriptions.rs`), keep-alives while idle, and end on shutdown. Takes a working-set watch and
-//! the `Upstream`, never the `Proxy`.
+//! `subscriptions.rs`), keep-alives while idle, and end on shutdown. A stream's `Gate` (its
+//! session's held listing, `proxy/session_listing.rs`) decides whether a change is announced. Takes
+//! a working-set watch and the `Upstream`, never the `Proxy`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::Response;
 use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio::sync::{broadcast, watch};
 
@@ -23,6 +25,9 @@ use crate::upstream::Upstream;
 /// How often an idle stream sends a keep-alive comment. Raising it lets idle connections be cut
 /// sooner by intermediaries; lowering it costs a few bytes more often.
 pub const KEEP_ALIVE_EVERY: Duration = Duration::from_secs(15);
+
+/// Asked after each change of the working set or the catalog: is it announced on this stream?
+pub type Gate = Arc<dyn Fn() -> BoxFuture<'static, bool> + Send + Sync>;
 
 /// The events of a stream, first to last.
 pub struct Shape {
@@ -42,6 +47,8 @@ pub struct Shape {
     pub held: Option<Held>,
     /// Fails once the legacy session behind the stream ends (DELETE, expiry): the stream ends too.
     pub ended: Option<watch::Receiver<()>>,
+    /// Decides whether a change is announced (`None`: every change is).
+    pub gate: Option<Gate>,
 }
 
 /// A `subscriptions/listen` stream for request `id` asking for `filter`. `resources`: the upstream,
@@ -107,6 +114,7 @@ pub fn listen_shape(
         lists: methods,
         held,
         ended: None,
+        gate: None,
     }
 }
 
@@ -127,6 +135,7 @@ pub fn get_shape(
         lists: lists.iter().map(|(_, m)| *m).collect(),
         held: None,
         ended: Some(ended),
+        gate: None,
     }
 }
 
@@ -204,6 +213,7 @@ pub fn stream(
     let wants = shape.updates;
     let lists = shape.lists;
     let tag = shape.subscription;
+    let gate = shape.gate;
     let state = State {
         ws,
         cat,
@@ -220,18 +230,20 @@ pub fn stream(
         let wants = wants.clone();
         let lists = lists.clone();
         let tag = tag.clone();
+        let gate = gate.clone();
         async move {
             if st.done {
                 return None;
             }
+            let mut change = false;
             let text = tokio::select! {
                 r = st.ws.changed() => match r {
-                    Ok(()) if notify => changed,
+                    Ok(()) if notify => { change = true; changed }
                     Ok(()) => sse::KEEP_ALIVE.to_string(),
                     Err(_) => return None,
                 },
                 r = async { if st.cat_alive { st.cat.changed().await } else { std::future::pending().await } } => match r {
-                    Ok(()) if notify => changed,
+                    Ok(()) if notify => { change = true; changed }
                     Ok(()) => sse::KEEP_ALIVE.to_string(),
                     Err(_) => { st.cat_alive = false; sse::KEEP_ALIVE.to_string() }
                 },
@@ -249,6 +261,10 @@ pub fn stream(
                 st.done = true;
                 return last.map(|l| (l, st));
             }
+            let text = match gate {
+                Some(gate) if change && !gate().await => sse::KEEP_ALIVE.to_string(),
+                _ => text,
+            };
             Some((text, st))
         }
     });

@@ -15,6 +15,7 @@ use crate::mcp::{self, Caller, Era, check, code};
 use crate::server::answer;
 use crate::server::http::modern;
 use crate::server::proxy::Proxy;
+use crate::server::proxy::held_listing::SessionKey;
 use crate::server::relay::sessions::Sessions;
 use crate::server::relay::sessions::{cap_client_name, new_session_id};
 use crate::server::relay::{logs, subscriptions};
@@ -108,6 +109,7 @@ where
     if let Some(ended) = client.subs.take(&client.sub_id) {
         subscriptions::release(proxy.upstream(), ended.subscriptions);
     }
+    proxy.session_ended(&SessionKey::of(Some(&client.session), None));
     drop(tx);
     write_task.await.map_err(std::io::Error::other)?
 }
@@ -134,14 +136,17 @@ where
 }
 
 /// Clients that initialized hear about changes of the working set and of the upstream's
-/// catalog (a server's new list, a tool held or approved), as HTTP streams do.
+/// catalog (a server's new list, a tool held or approved), as HTTP streams do, when the
+/// client's listing says so (`Proxy::announces_list_change`).
 fn spawn_list_changes(
-    proxy: &Proxy,
+    proxy: &Arc<Proxy>,
     tx: mpsc::UnboundedSender<Value>,
     client: Arc<Client>,
 ) -> JoinHandle<()> {
     let mut ws = proxy.working_set_changes();
     let mut cat = proxy.upstream().changes();
+    let proxy = proxy.clone();
+    let key = SessionKey::of(Some(&client.session), None);
     tokio::spawn(async move {
         ws.borrow_and_update();
         cat.borrow_and_update();
@@ -153,7 +158,7 @@ fn spawn_list_changes(
             if !changed {
                 return;
             }
-            if client.initialized() {
+            if client.initialized() && proxy.announces_list_change(&key).await {
                 let n = mcp::notification("notifications/tools/list_changed", None);
                 if tx.send(n).is_err() {
                     return;

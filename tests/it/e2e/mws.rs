@@ -142,17 +142,17 @@ impl Mws {
         (decisions, tools)
     }
 
-    /// Waits (300 tries, 100 ms apart) until the running proxy lists `tool`: it picks up a promotion within
-    /// about half a second, and a server's tools once it has started; a client started before
-    /// that would get the old listing.
+    /// Waits (300 tries, 100 ms apart) until the running proxy lists `tool` to a new session
+    /// (each try is another client): it picks up a promotion within about half a second, and a
+    /// server's tools once it has started; a client started before that keeps the old listing.
     pub fn wait_listed(&self, tool: &str) {
         let rt = tokio::runtime::Runtime::new().unwrap();
         let listed = rt.block_on(async {
             let http = reqwest::Client::new();
-            for _ in 0..300 {
+            for i in 0..300 {
                 let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
                     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                    "io.modelcontextprotocol/clientInfo": {"name": "e2e-test", "version": "1"},
+                    "io.modelcontextprotocol/clientInfo": {"name": format!("e2e-test-{i}"), "version": "1"},
                     "io.modelcontextprotocol/clientCapabilities": {}}}});
                 let reply = http
                     .post(&self.url)

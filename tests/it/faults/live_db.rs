@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::support::run::mws_config;
-use crate::support::serve::{Served, names, post_modern, start_in};
+use crate::support::serve::{Served, names, post_modern, post_modern_as, start_in};
 
 /// `mws --config <dir>/config.json serve --demo --port 0 --state-dir <dir>/state`, once the demo
 /// catalog is listed.
@@ -45,6 +45,14 @@ pub fn promote_pinning(state: &Path, pin: &str) {
 
 pub async fn listed(served: &Served) -> Vec<String> {
     names(&post_modern(&served.url, 1, "tools/list", json!({})).await)
+}
+
+/// The tools a new session is listed (each try another stateless client): a session that has
+/// listed keeps its listing through a promotion.
+async fn listed_to_new(served: &Served, tries: &mut u32) -> Vec<String> {
+    *tries += 1;
+    let client = format!("probe-{tries}");
+    names(&post_modern_as(&client, &served.url, 1, "tools/list", json!({})).await)
 }
 
 /// One successful `call_tool` of a demo tool.
@@ -129,11 +137,16 @@ async fn sqlite3_readers_and_a_promotion_while_serving_lose_nothing() {
     // `mws promote` from another process, pinning a tool the demo does not pin.
     promote_pinning(db.parent().unwrap(), "drive_read_file");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !listed(&served).await.iter().any(|n| n == "drive_read_file") {
+    let mut tries = 0;
+    while !listed_to_new(&served, &mut tries)
+        .await
+        .iter()
+        .any(|n| n == "drive_read_file")
+    {
         assert!(
             Instant::now() < deadline,
             "the running proxy never listed the promoted pin: {:?}",
-            listed(&served).await
+            listed_to_new(&served, &mut tries).await
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

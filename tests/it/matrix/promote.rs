@@ -19,7 +19,9 @@ async fn promote_shows_up_in_the_next_tools_list_without_restart() {
     let state = dir.path().join("state");
     std::fs::create_dir_all(&state).unwrap();
     serve::write_working_set(&state.join("state.db"), &["echo"]);
-    let config = json!({"upstream": {"url": up.url}, "stateDir": state, "transcripts": []});
+    // Live updates: the same (stateless) client sees the promotion in its next tools/list.
+    let config = json!({"upstream": {"url": up.url}, "stateDir": state, "transcripts": [],
+                        "listingUpdates": "live"});
     let config_path = dir.path().join("config.json");
     let mut served = serve::start_in(dir, &config, &[]);
     let before = ["search_tools", "call_tool", "echo"];

@@ -168,7 +168,10 @@ async fn an_expired_legacy_session_reopens_for_list_and_fails_a_call_once() {
         };
         let fake = fake_http::start(mode, vec![json!({"name": "t"})], 10).await;
         let up = json!({"url": fake.url});
-        let served = serve::start(&config(up, 2_000, 10_000, 300), &["t", "t2"]);
+        // Live updates: the same client's next list brings the upstream's new tool.
+        let mut cfg = config(up, 2_000, 10_000, 300);
+        cfg["listingUpdates"] = json!("live");
+        let served = serve::start(&cfg, &["t", "t2"]);
         list_until(&served.url, &["search_tools", "call_tool", "t"]).await;
         let before = fake.state.count("initialize");
 

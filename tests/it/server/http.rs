@@ -371,7 +371,8 @@ async fn call_tool_runs_exact_names_only_and_everything_is_logged() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn promote_shows_up_without_restart_and_upstream_down_says_so() {
-    let h = Harness::start(&["mail_list_labels"]).await;
+    // Live updates: this session sees the promotion (by default only new sessions do).
+    let h = Harness::start_live(&["mail_list_labels"]).await;
     assert_eq!(
         tools_list_names(&h).await,
         [

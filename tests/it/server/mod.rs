@@ -13,6 +13,7 @@ mod python;
 mod results;
 mod serve_cmd;
 mod sessions;
+mod stable_listing;
 mod status_page;
 mod stdio;
 mod streams;
@@ -66,6 +67,16 @@ pub struct Harness {
 impl Harness {
     /// Starts a proxy whose working set (in the database) is `working_set`.
     pub async fn start(working_set: &[&str]) -> Harness {
+        Harness::start_with(working_set, mws::config::ListingUpdates::Session).await
+    }
+
+    /// `start`, with every change shown to every session (`listingUpdates: "live"`).
+    pub async fn start_live(working_set: &[&str]) -> Harness {
+        Harness::start_with(working_set, mws::config::ListingUpdates::Live).await
+    }
+
+    /// `start` with `listingUpdates` set to `updates`.
+    pub async fn start_with(working_set: &[&str], updates: mws::config::ListingUpdates) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("state.db");
         set_working_set(&db, working_set);
@@ -76,6 +87,7 @@ impl Harness {
             backend_hints: [("mail".to_string(), "mailbox and filters".to_string())].into(),
             // A small catalog: "auto" would list it whole; these tests are about the meta-tools.
             listing: mws::config::Listing::WorkingSet,
+            listing_updates: updates,
             ..Config::default()
         };
         let proxy = Proxy::new(

@@ -1,0 +1,77 @@
+//! `tools/list` per session, the `Proxy` side of `held_listing.rs`: the listing a session gets
+//! (the fresh one with `listingUpdates: "live"`, else the one it holds), whether a transport
+//! tells a session `notifications/tools/list_changed` after a change of the working set or the
+//! catalog, and the end of a session's listing (a transport's session ended, a stateless client
+//! discovered anew).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::config::ListingUpdates;
+use crate::mcp::Caller;
+use crate::server::proxy::Proxy;
+use crate::server::proxy::held_listing::SessionKey;
+use crate::server::relay::streams::Gate;
+
+impl Proxy {
+    /// The `tools/list` result for `caller`'s session.
+    pub async fn tools_list(&self, caller: &Caller) -> Value {
+        let snap = self.upstream.catalog().await;
+        let fresh = self.fresh_listing(&snap);
+        if self.config.listing_updates == ListingUpdates::Live {
+            return (*fresh).clone();
+        }
+        let key = SessionKey::of_caller(caller);
+        let (catalog, version) = (&snap.catalog, snap.version);
+        let now = Instant::now();
+        let listing = self
+            .held
+            .listing(&key, catalog, version, &fresh, &self.config, now);
+        (*listing).clone()
+    }
+
+    /// Whether `key`'s session hears `notifications/tools/list_changed` after the working set or
+    /// the catalog changed: always with `listingUpdates: "live"`, else when its listing changed
+    /// or it holds none (`HeldListings::announces`).
+    pub async fn announces_list_change(&self, key: &SessionKey) -> bool {
+        if self.config.listing_updates == ListingUpdates::Live {
+            return true;
+        }
+        let snap = self.upstream.catalog().await;
+        let (catalog, version) = (&snap.catalog, snap.version);
+        self.held
+            .announces(key, catalog, version, &self.config, Instant::now())
+    }
+
+    /// The `Gate` of a notification stream of `key`'s session (`announces_list_change`).
+    pub fn list_change_gate(self: &Arc<Self>, key: SessionKey) -> Gate {
+        let proxy = self.clone();
+        Arc::new(move || {
+            let (proxy, key) = (proxy.clone(), key.clone());
+            Box::pin(async move { proxy.announces_list_change(&key).await })
+        })
+    }
+
+    /// Forgets the listing `key`'s session holds: the session ended.
+    pub fn session_ended(&self, key: &SessionKey) {
+        self.held.forget(key);
+    }
+
+    /// A `server/discover`: a stateless client starts a new session with it (a new process of
+    /// the client), so the listing its name held is forgotten.
+    pub(crate) fn discovered(&self, caller: &Caller) {
+        if caller.session.is_none() {
+            self.held.forget(&SessionKey::of_caller(caller));
+        }
+    }
+
+    /// Marks `caller`'s session as seen (a call keeps a stateless session's listing).
+    pub(crate) fn seen(&self, caller: &Caller) {
+        if self.config.listing_updates == ListingUpdates::Session {
+            self.held
+                .touch(&SessionKey::of_caller(caller), Instant::now());
+        }
+    }
+}
