@@ -221,7 +221,7 @@ pub(super) struct Fused<'a> {
     pub may_be_nothing: bool,
 }
 
-/// How well a fused query's best candidate matches.
+/// How well a ranked query's best candidate matches (by keywords, or fused with vectors).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Strength {
     /// Above every bar: ranked results.
