@@ -12,6 +12,9 @@ pub struct Call {
     /// Stored form (`clock::fmt`): when the proxy answered it, or the transcript line's time.
     pub ts: String,
     pub session_id: String,
+    /// The project the call was made in (`crate::project`): a transcript line's `cwd`, a
+    /// `--stdio` child's working directory, an HTTP session's first root; `None` where unknown.
+    pub project: Option<String>,
     /// The server as configured (`serverNames`), when a transcript names it. Not stored.
     pub server: Option<String>,
     /// The upstream's name for the tool.
@@ -125,6 +128,7 @@ impl Call {
             source_key: format!("{adapter}:{id}"),
             ts: ts.to_string(),
             session_id,
+            project: None,
             server: Some(server.to_string()),
             tool,
             via: format!("transcript:{adapter}"),
@@ -179,6 +183,7 @@ pub fn client_family(name: &str) -> &str {
 pub fn merge(proxy: &Call, transcript: &Call) -> Call {
     Call {
         session_id: transcript.session_id.clone(),
+        project: transcript.project.clone().or_else(|| proxy.project.clone()),
         ms: proxy.ms.or(transcript.ms),
         client: proxy.client.clone().or_else(|| transcript.client.clone()),
         server: proxy.server.clone().or_else(|| transcript.server.clone()),

@@ -16,6 +16,8 @@ pub mod cli;
 pub mod mcp;
 // call: one tool call, from the adapters and the proxy to the store
 pub mod call;
+// project: the folder a call was made in, in its stored form
+pub mod project;
 
 // == What the upstream sent and what the user wrote.
 // auth: mws as an OAuth client of a remote server

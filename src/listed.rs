@@ -12,8 +12,10 @@ use std::sync::Arc;
 
 use crate::catalog::Catalog;
 use crate::catalog::exposed;
-use crate::config::{Config, Listing};
+use crate::config::{Config, Listing, Promote};
 use crate::policy;
+use crate::promote::Why;
+pub use crate::promote::projects::{SetTool, WorkingSets};
 use crate::store::{self, StoreError};
 
 /// One listed upstream tool.
@@ -135,6 +137,28 @@ pub fn searchable_view<'a>(catalog: &'a Catalog, config: &Config) -> Cow<'a, Cat
 /// How many of the catalog's tools the policy hides (`mws report`).
 pub fn hidden_by_policy(catalog: &Catalog, config: &Config) -> usize {
     policy::hidden(catalog, &config.policy)
+}
+
+/// The working set a session of `project` lists (docs/working-set.md#per-project). Unknown
+/// project, or `promote.perProject` off: the user-wide set. Known: the user-wide tools that
+/// are listed everywhere (pins, pin-file pins, team priors, tools used in at least
+/// `everywhereProjects` projects or in no known project), then the project's own tools.
+pub fn for_project(sets: &WorkingSets, project: Option<&str>, rules: &Promote) -> Vec<String> {
+    let Some(project) = project.filter(|_| rules.per_project) else {
+        return sets.user.iter().map(|t| t.tool.clone()).collect();
+    };
+    let from = rules.everywhere_projects.max(1);
+    let everywhere = sets.user.iter().filter(|t| match (t.why, t.projects) {
+        (Why::Promoted, Some(n)) => n == 0 || n >= from,
+        _ => true,
+    });
+    let mut seen = HashSet::new();
+    everywhere
+        .map(|t| &t.tool)
+        .chain(sets.projects.get(project).into_iter().flatten())
+        .filter(|t| seen.insert(t.as_str()))
+        .cloned()
+        .collect()
 }
 
 /// The working set as `mws promote` last wrote it: the `working_set` table of `stateDir/state.db`
@@ -272,6 +296,67 @@ mod tests {
             (e[1].upstream.as_str(), e[1].renamed()),
             ("search_tools", true)
         );
+    }
+
+    /// Per project: the tools used everywhere, then the project's own; unknown projects and
+    /// `perProject: false` get the user-wide set.
+    #[test]
+    fn a_project_lists_what_is_used_everywhere_and_its_own() {
+        let t = |tool: &str, why, projects| SetTool {
+            tool: tool.into(),
+            why,
+            projects,
+        };
+        let sets = WorkingSets {
+            user: vec![
+                t("sentry", Why::Promoted, Some(1)),
+                t("git", Why::Promoted, Some(3)),
+                t("pinned", Why::Pin, Some(0)),
+                t("unattributed", Why::Promoted, Some(0)),
+                t("browser", Why::Promoted, Some(1)),
+                t("old_row", Why::Promoted, None),
+                t("team_tool", Why::Team, Some(1)),
+            ],
+            projects: [
+                (
+                    "/w/api".to_string(),
+                    vec!["sentry".to_string(), "git".into()],
+                ),
+                ("/w/web".to_string(), vec!["browser".to_string()]),
+            ]
+            .into(),
+        };
+        let rules = Promote::default();
+        let everywhere = ["git", "pinned", "unattributed", "old_row", "team_tool"];
+        let with = |extra: &[&str]| -> Vec<String> {
+            everywhere
+                .iter()
+                .chain(extra)
+                .map(|s| s.to_string())
+                .collect()
+        };
+        assert_eq!(
+            for_project(&sets, Some("/w/api"), &rules),
+            with(&["sentry"])
+        );
+        assert_eq!(
+            for_project(&sets, Some("/w/web"), &rules),
+            with(&["browser"])
+        );
+        assert_eq!(for_project(&sets, Some("/w/notes"), &rules), with(&[]));
+        let user: Vec<String> = sets.user.iter().map(|t| t.tool.clone()).collect();
+        assert_eq!(for_project(&sets, None, &rules), user);
+        let off = Promote {
+            per_project: false,
+            ..Promote::default()
+        };
+        assert_eq!(for_project(&sets, Some("/w/api"), &off), user);
+        // everywhereProjects 1 (or 0): every promoted tool everywhere.
+        let one = Promote {
+            everywhere_projects: 0,
+            ..Promote::default()
+        };
+        assert_eq!(for_project(&sets, Some("/w/notes"), &one), user);
     }
 
     #[test]

@@ -43,7 +43,7 @@ fn world() -> &'static World {
             pins: vec!["mail_send_message".into()],
             ..Default::default()
         };
-        let ws = tokio::sync::watch::channel(Arc::new(Vec::new())).1;
+        let ws = tokio::sync::watch::channel(Arc::new(Default::default())).1;
         let proxy = Proxy::new(fake, config, ws, None);
         // The sender must outlive the router, or every GET stream ends at once.
         let (tx, rx) = tokio::sync::watch::channel(false);

@@ -3,7 +3,7 @@
 //! (`crate::promote`), print the table, and — unless `--dry-run` — write the run (the
 //! `working_set` table) and its `working-set.json` export in one transaction.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
@@ -15,6 +15,7 @@ use super::{CmdResult, load_config};
 use crate::catalog::Catalog;
 use crate::cli::PromoteArgs;
 use crate::config::Config;
+use crate::promote::projects::ProjectOutcome;
 use crate::promote::{self, Inputs, Outcome, Why, pin_files};
 use crate::store::{PromotionRecord, Store};
 use crate::term::{self, Safe, safe};
@@ -42,8 +43,8 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     let (catalog, source) = reality_catalog(&config);
     let now_t = clock::now();
     let now = clock::fmt(now_t);
-    let (outcome, declared_seen) =
-        decide_now(&config, &store, catalog.as_ref(), now_t, !args.dry_run)?;
+    let decided = decide_now(&config, &store, catalog.as_ref(), now_t, !args.dry_run)?;
+    let outcome = &decided.outcome;
 
     if outcome.decisions.is_empty() {
         eprintln!(
@@ -53,9 +54,21 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     }
     let mut out = std::io::stdout().lock();
     if args.json {
-        writeln!(out, "{}", crate::term::json_pretty(&as_json(&outcome))?)?;
+        writeln!(
+            out,
+            "{}",
+            crate::term::json_pretty(&as_json(outcome, &decided.projects))?
+        )?;
     } else {
-        writeln!(out, "{}", table(&outcome))?;
+        writeln!(out, "{}", table(outcome))?;
+        for p in decided
+            .projects
+            .iter()
+            .filter(|p| !p.outcome.listing.is_empty())
+        {
+            writeln!(out, "project {}:", safe(&p.project))?;
+            writeln!(out, "{}", table(&p.outcome))?;
+        }
     }
     out.flush()?;
     if args.dry_run {
@@ -65,31 +78,48 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     write(
         &config,
         &mut store,
-        &outcome,
-        &declared_seen,
+        &decided,
         catalog.as_ref(),
         source,
         &now,
     )?;
+    let projects = decided
+        .projects
+        .iter()
+        .filter(|p| !p.outcome.listing.is_empty())
+        .count();
     eprintln!(
-        "mws promote: {} tool(s) listed; wrote {}",
+        "mws promote: {} tool(s) listed; {projects} project(s) with tools of their own; wrote {}",
         outcome.listing.len(),
         term::path(&config.working_set_path())
     );
     Ok(0)
 }
 
+/// What one promotion decided, ready for `write`.
+pub struct Decided {
+    /// The user-wide decision table and working set.
+    pub outcome: Outcome,
+    /// The front-matter pins seen: `(tool, file)`.
+    pub declared_seen: Vec<(String, String)>,
+    /// Each project's decisions and listing (empty with `promote.perProject` off).
+    pub projects: Vec<ProjectOutcome>,
+    /// How many projects used each tool within `keepDays`.
+    pub projects_per_tool: HashMap<String, u32>,
+}
+
 /// One promotion as `mws promote` and `mws serve`'s schedule run it: front-matter pins scanned
 /// (warnings on stderr), the sums (from the team database when there is one, after shipping
 /// what waits unless `ship` is false; else, or when it does not answer, from state.db),
-/// `promote::decide`. Returns the outcome and the pins seen, for `write`.
+/// `promote::decide`, then each project's own decision from this machine's calls
+/// (`promote::projects`).
 pub fn decide_now(
     config: &Config,
     store: &Store,
     catalog: Option<&Catalog>,
     now_t: time::OffsetDateTime,
     ship: bool,
-) -> anyhow::Result<(Outcome, Vec<(String, String)>)> {
+) -> anyhow::Result<Decided> {
     let (declared_seen, warnings) = pin_files::scan(&config.pin_files);
     for w in warnings {
         eprintln!("mws promote: pinFiles: {}", Safe(&w));
@@ -125,27 +155,47 @@ pub fn decide_now(
         catalog: names.as_ref(),
         team: &team,
     });
-    Ok((outcome, declared_seen))
+    let keep = promote::cutoff(now_t, config.promote.keep_days);
+    let project_usage = store.project_usage(&window, &keep)?;
+    let projects_per_tool = crate::store::projects::projects_per_tool(&project_usage);
+    let projects = if config.promote.per_project {
+        promote::projects::decide_projects(
+            now_t,
+            &config.promote,
+            &store.project_sets()?,
+            &project_usage,
+            names.as_ref(),
+        )
+    } else {
+        Vec::new()
+    };
+    Ok(Decided {
+        outcome,
+        declared_seen,
+        projects,
+        projects_per_tool,
+    })
 }
 
 /// Writes a run (the `working_set` table and the rest) and its `working-set.json` export.
 pub fn write(
     config: &Config,
     store: &mut Store,
-    outcome: &Outcome,
-    declared_seen: &[(String, String)],
+    decided: &Decided,
     catalog: Option<&Catalog>,
     source: &str,
     now: &str,
 ) -> anyhow::Result<()> {
     let path = config.working_set_path();
-    let export = export(outcome, now);
+    let export = export(&decided.outcome, now);
     let rec = PromotionRecord {
         now,
         catalog_source: source,
-        outcome,
-        declared: declared_seen,
+        outcome: &decided.outcome,
+        declared: &decided.declared_seen,
         catalog,
+        projects: &decided.projects,
+        projects_per_tool: &decided.projects_per_tool,
     };
     // Written and synced before the database commits, put in place after; dropped (the temp
     // file removed) when the commit fails.
@@ -189,12 +239,17 @@ fn reality_catalog(config: &Config) -> (Option<Catalog>, &'static str) {
     }
 }
 
-fn as_json(o: &Outcome) -> serde_json::Value {
-    o.decisions
+/// The user-wide rows (`"project": null`), then each project's rows under its path.
+fn as_json(o: &Outcome, projects: &[ProjectOutcome]) -> serde_json::Value {
+    let user = o.decisions.iter().map(|d| (None, d));
+    let each = projects
         .iter()
-        .map(|d| {
+        .flat_map(|p| p.outcome.decisions.iter().map(|d| (Some(&p.project), d)));
+    user.chain(each)
+        .map(|(project, d)| {
             json!({
                 "tool": d.tool,
+                "project": project,
                 "before": d.before,
                 "after": d.after,
                 "reason": d.reason(),

@@ -177,12 +177,9 @@ async fn promote_on_schedule(
             let now_t = crate::clock::now();
             let now = crate::clock::fmt(now_t);
             let catalog = catalog.as_deref();
-            let (outcome, declared) =
-                super::promote::decide_now(&config, &store, catalog, now_t, true)?;
-            super::promote::write(
-                &config, &mut store, &outcome, &declared, catalog, source, &now,
-            )?;
-            Ok(outcome.listing.len())
+            let decided = super::promote::decide_now(&config, &store, catalog, now_t, true)?;
+            super::promote::write(&config, &mut store, &decided, catalog, source, &now)?;
+            Ok(decided.outcome.listing.len())
         };
         match tokio::task::spawn_blocking(run).await {
             Ok(Ok(n)) => eprintln!("mws: scheduled promote ({schedule}): {n} tool(s) listed"),

@@ -127,16 +127,14 @@ fn day_one(config_path: &Path) -> anyhow::Result<String> {
     let s = crate::ingest::ingest_all(&config, &mut store, false)?;
     super::adopt_history(&config, &mut store, "mws setup import")?;
     let now_t = crate::clock::now();
-    let (outcome, declared) = super::promote::decide_now(&config, &store, None, now_t, false)?;
+    let decided = super::promote::decide_now(&config, &store, None, now_t, false)?;
     let now = crate::clock::fmt(now_t);
-    super::promote::write(
-        &config, &mut store, &outcome, &declared, None, "skipped", &now,
-    )?;
+    super::promote::write(&config, &mut store, &decided, None, "skipped", &now)?;
     Ok(format!(
         "day one: {} call(s) found in the clients' transcripts; {} tool(s) listed from the first \
          session on (`mws report` shows why)",
         s.new_calls,
-        outcome.listing.len()
+        decided.outcome.listing.len()
     ))
 }
 

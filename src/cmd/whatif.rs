@@ -59,8 +59,8 @@ pub fn run(flag: Option<&Path>, args: WhatIfArgs) -> CmdResult {
     // The replay's nights run at midnight: a `mws promote` now also counts today's calls, pin
     // files, the team's priors and the working set it holds. The current setting ends with
     // what that run lists, so that the two never disagree.
-    let (now_listed, _) =
-        super::promote::decide_now(&config, &store, catalog.as_ref(), now, false)?;
+    let now_listed =
+        super::promote::decide_now(&config, &store, catalog.as_ref(), now, false)?.outcome;
     let names: Vec<String> = now_listed.listing.iter().map(|l| l.tool.clone()).collect();
     if let Some(f) = figures.iter_mut().find(|f| f.current) {
         f.end_listed_tools = names.len();

@@ -158,6 +158,14 @@ pub struct Promote {
     /// Team priors: list a tool that at least this many teammates used successfully within
     /// `windowDays` (needs `store.postgres`); 0 is off.
     pub team: u32,
+    /// Working sets per project (docs/working-set.md#per-project): a session whose project is
+    /// known lists the tools used everywhere plus its project's own; off, every session lists
+    /// the user-wide set.
+    pub per_project: bool,
+    /// A promoted tool with successful calls in at least this many projects within `windowDays`
+    /// is listed in every project's sessions (`perProject`). Raising it keeps more tools to the
+    /// projects that use them; 1 lists every promoted tool everywhere.
+    pub everywhere_projects: u32,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
@@ -234,6 +242,8 @@ impl Default for Promote {
             pin_decay_days: 90,
             schedule: schedule::DEFAULT,
             team: 0,
+            per_project: true,
+            everywhere_projects: 2,
         }
     }
 }

@@ -15,6 +15,7 @@ use super::{Adapter, Event};
 use crate::call::Call;
 use crate::clock;
 use crate::config::TranscriptKind;
+use crate::project;
 
 static TOOL_USE: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"tool_use\""));
 static TOOL_RESULT: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"tool_result\""));
@@ -33,6 +34,8 @@ struct Line {
     message: Option<Message>,
     #[serde(rename = "permissionDecision")]
     permission: Option<Value>,
+    /// The folder Claude Code ran in: the call's project.
+    cwd: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -50,6 +53,8 @@ pub struct ClaudeCode<'a> {
     /// Used when no line so far had a timestamp (the file's mtime).
     fallback_ts: String,
     last_ts: Option<String>,
+    /// The last line's `cwd`, for a line that has none.
+    last_cwd: Option<String>,
 }
 
 impl<'a> ClaudeCode<'a> {
@@ -63,6 +68,7 @@ impl<'a> ClaudeCode<'a> {
             stem: stem.to_string(),
             fallback_ts: fallback_ts.to_string(),
             last_ts: None,
+            last_cwd: None,
         }
     }
 
@@ -113,7 +119,8 @@ impl<'a> ClaudeCode<'a> {
         let kind = TranscriptKind::ClaudeCode.as_str();
         let mut call = Call::from_transcript(kind, id, session, ts, server, tool);
         call.agent_id = line.agent_id.clone();
-        out.push(Event::Call(call));
+        call.project = self.last_cwd.as_deref().and_then(project::normalise);
+        out.push(Event::Call(Box::new(call)));
     }
 }
 
@@ -154,6 +161,9 @@ impl Adapter for ClaudeCode<'_> {
         }
         if let Some(ts) = line.timestamp.as_deref().and_then(clock::normalize) {
             self.last_ts = Some(ts);
+        }
+        if line.cwd.is_some() {
+            self.last_cwd.clone_from(&line.cwd);
         }
         let ts = self
             .last_ts
@@ -223,6 +233,48 @@ mod tests {
         format!(
             r#"{{"type":"user","sessionId":"s1","message":{{"content":[{{"tool_use_id":"{id}","type":"tool_result",{rest}}}]}}}}"#
         )
+    }
+
+    /// A call's project is its line's `cwd` (normalised), else the last `cwd` seen in the file;
+    /// a relative or control-laden `cwd` is no project.
+    #[test]
+    fn the_project_is_the_lines_cwd() {
+        let with_cwd = |id: &str, cwd: &str| {
+            use_line(id, "mcp__toolbox__get-sum", "{}").replacen(
+                "{\"type\"",
+                &format!("{{\"cwd\":{cwd},\"type\""),
+                1,
+            )
+        };
+        let text = [
+            use_line("t0", "mcp__toolbox__get-sum", "{}"),
+            with_cwd("t1", r#""/home/u/repo/""#),
+            use_line("t2", "mcp__toolbox__get-sum", "{}"),
+            with_cwd("t3", r#""/home/u/other/./x/..""#),
+            with_cwd("t4", r#""relative/dir""#),
+            with_cwd("t5", r#""/home/u/\u001b[31mred""#),
+        ]
+        .join("\n")
+            + "\n";
+        let names = Names::new(&["toolbox"], &["get-sum"]);
+        let mut a = ClaudeCode::new(&names, "stem", "2026-01-01T00:00:00.000Z");
+        let (calls, bad) = parse_all(&mut a, text.as_bytes());
+        assert_eq!(bad, 0);
+        let got: Vec<(&str, Option<&str>)> = calls
+            .iter()
+            .map(|c| (c.call_id(), c.project.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("t0", None),
+                ("t1", Some("/home/u/repo")),
+                ("t2", Some("/home/u/repo")),
+                ("t3", Some("/home/u/other")),
+                ("t4", None),
+                ("t5", None),
+            ]
+        );
     }
 
     #[test]

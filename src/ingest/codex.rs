@@ -16,6 +16,7 @@ use super::{Adapter, Event};
 use crate::call::Call;
 use crate::clock;
 use crate::config::TranscriptKind;
+use crate::project;
 
 static TYPE_KEY: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"type\":\""));
 static FUNCTION_CALL: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"function_call\""));
@@ -27,6 +28,7 @@ static CALL_END: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"mcp_tool_cal
 static MCP_ITEM: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"McpToolCall\""));
 static ITEM_DONE: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"item_completed\""));
 static ABORTED: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"turn_aborted\""));
+static CWD: LazyLock<Needle> = LazyLock::new(|| Needle::new("\"cwd\""));
 
 /// Parses one Codex rollout file.
 pub struct Codex<'a> {
@@ -41,6 +43,8 @@ pub struct Codex<'a> {
     last_ts: Option<String>,
     /// Code-mode `exec` calls → how many MCP calls their program makes.
     exec_calls: HashMap<String, usize>,
+    /// The folder of the last `session_meta` or `turn_context` (`cwd`): the calls' project.
+    project: Option<String>,
 }
 
 /// The thread id in a rollout file name `rollout-<time>-<uuid>`, else the whole stem.
@@ -64,6 +68,7 @@ impl<'a> Codex<'a> {
             fallback_ts: fallback_ts.to_string(),
             last_ts: None,
             exec_calls: HashMap::new(),
+            project: None,
         }
     }
 
@@ -73,6 +78,18 @@ impl<'a> Codex<'a> {
             self.own = id.to_string();
         }
         self.current = id.to_string();
+    }
+
+    /// Takes a `session_meta` or `turn_context` payload's `cwd` as the project of the calls after
+    /// it; one without a usable `cwd` leaves the project as it was.
+    fn saw_cwd(&mut self, payload: &Value) {
+        if let Some(p) = payload
+            .get("cwd")
+            .and_then(Value::as_str)
+            .and_then(project::normalise)
+        {
+            self.project = Some(p);
+        }
     }
 
     /// The call a recorded name stands for: our tool (mapped), `call_tool`'s target, or nothing.
@@ -102,7 +119,8 @@ impl<'a> Codex<'a> {
         let kind = TranscriptKind::Codex.as_str();
         let mut call = Call::from_transcript(kind, id, self.current.clone(), ts, server, tool);
         call.status = status;
-        Event::Call(call)
+        call.project.clone_from(&self.project);
+        Event::Call(Box::new(call))
     }
 
     fn item(
@@ -327,10 +345,11 @@ impl Adapter for Codex<'_> {
         // Pre-filter on the raw bytes; a line whose type is not found this way (other JSON
         // formatting) is parsed and sorted below.
         match scan::first_type(raw, &TYPE_KEY) {
-            Some(b"turn_context") => {
+            Some(b"turn_context") if !CWD.is_in(raw) => {
                 self.current = self.own.clone();
                 return Ok(());
             }
+            Some(b"turn_context") => {}
             Some(b"compacted") => return Ok(()),
             Some(b"session_meta") | None => {}
             Some(_) => {
@@ -364,8 +383,14 @@ impl Adapter for Codex<'_> {
                 if let Some(id) = p.get("id").and_then(Value::as_str) {
                     self.session_meta(id);
                 }
+                self.saw_cwd(p);
             }
-            (Some("turn_context"), _) => self.current = self.own.clone(),
+            (Some("turn_context"), p) => {
+                self.current = self.own.clone();
+                if let Some(p) = p {
+                    self.saw_cwd(p);
+                }
+            }
             (Some("compacted"), _) => {}
             (Some("response_item" | "event_msg"), Some(p)) => self.item(p, &ts, wanted, out),
             (Some(_), Some(_)) => {}

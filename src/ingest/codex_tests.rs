@@ -145,3 +145,44 @@ fn spaced_json_is_read_too() {
         )]
     );
 }
+
+/// A call's project is the `cwd` of the last `session_meta` or `turn_context` before it.
+#[test]
+fn the_project_is_the_rollouts_cwd() {
+    let names = Names::new(&["toolbox"], &["get-sum"]);
+    let mut a = Codex::new(&names, "rollout-x", "2026-01-01T00:00:00.000Z");
+    let call = |id: &str| {
+        format!(
+            r#"{{"timestamp":"2026-11-28T09:14:07Z","type":"response_item","payload":{{"type":"function_call","name":"get_sum","namespace":"mcp__toolbox","arguments":"{{}}","call_id":"{id}"}}}}"#
+        )
+    };
+    let text = [
+        call("c0"),
+        r#"{"timestamp":"2026-11-28T09:14:03.512Z","type":"session_meta","payload":{"id":"own","cwd":"/w/api/"}}"#.to_string(),
+        call("c1"),
+        r#"{"timestamp":"2026-11-28T09:15:00Z","type":"turn_context","payload":{"cwd":"/w/web","model":"m"}}"#.to_string(),
+        call("c2"),
+        r#"{"timestamp":"2026-11-28T09:16:00Z","type":"turn_context","payload":{"model":"m"}}"#.to_string(),
+        call("c3"),
+        r#"{"timestamp":"2026-11-28T09:17:00Z","type":"turn_context","payload":{"cwd":"not/absolute"}}"#.to_string(),
+        call("c4"),
+    ]
+    .join("\n")
+        + "\n";
+    let (calls, bad) = parse_all(&mut a, text.as_bytes());
+    assert_eq!(bad, 0);
+    let got: Vec<(&str, Option<&str>)> = calls
+        .iter()
+        .map(|c| (c.call_id(), c.project.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("c0", None),
+            ("c1", Some("/w/api")),
+            ("c2", Some("/w/web")),
+            ("c3", Some("/w/web")),
+            ("c4", Some("/w/web")),
+        ]
+    );
+}

@@ -67,7 +67,7 @@ pub struct Malformed {
 pub enum Event {
     /// A call of this proxy's tools; its `status` is set when the same record carries the outcome
     /// (Codex `item_completed`, `mcp_tool_call_end`).
-    Call(Call),
+    Call(Box<Call>),
     /// The outcome of an earlier call; `tool` replaces the recorded name when the result carries
     /// the unsanitised one (Codex).
     Result {

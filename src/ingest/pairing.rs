@@ -30,6 +30,7 @@ impl Pairing {
     pub fn apply(&mut self, event: Event, pending: &mut HashSet<String>) {
         match event {
             Event::Call(c) => {
+                let c = *c;
                 let id = c.call_id().to_string();
                 match c.status {
                     Some(status) => {

@@ -115,6 +115,9 @@ pub struct Caller {
     /// A legacy session client's `sampling`/`elicitation`/`roots` capabilities, set only on a
     /// request whose input requests mws can relay to it (`server/answer/input.rs`); told to the upstream.
     pub input: Option<Arc<Value>>,
+    /// The project the session works in (`crate::project`): a `--stdio` child's working
+    /// directory, an HTTP session's first root; `None` where unknown.
+    pub project: Option<Arc<str>>,
 }
 
 /// The length of `v` as JSON text, without building the text.

@@ -22,6 +22,7 @@
 //! the clients' prompt caches warm.
 
 pub mod pin_files;
+pub mod projects;
 mod rules;
 
 use std::collections::{BTreeSet, HashMap, HashSet};

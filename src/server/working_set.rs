@@ -1,5 +1,5 @@
-//! Keeps the working set the proxy lists in memory and fresh: a background thread reads the
-//! store's `working_set` table at start and again whenever `PRAGMA data_version` says another
+//! Keeps the working sets the proxy lists in memory and fresh: a background thread reads the
+//! store's `working_set` and `project_tools` tables at start and again whenever `PRAGMA data_version` says another
 //! connection committed, so `mws promote` shows up without a restart and a `tools/list` never
 //! touches the disk. Must not write to the store.
 
@@ -9,20 +9,22 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use crate::promote::projects::WorkingSets;
 use crate::store::{self, Store};
 
 /// How often the watcher asks SQLite whether the database changed. Raising it delays how soon a
 /// promotion shows up; lowering it costs a cheap pragma more often.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(500);
 
-/// The working set as last read, in listing order.
-pub type WorkingSet = Arc<Vec<String>>;
+/// The working sets as last read (the user-wide one and each project's, in listing order);
+/// `listed::for_project` picks a session's.
+pub type WorkingSet = Arc<WorkingSets>;
 
 /// Starts the watcher for the database at `path`. The thread ends when every receiver is dropped.
 /// A database that cannot be opened or read gives an empty working set (reported once on stderr)
 /// and is tried again on the next poll.
 pub fn watch(path: &Path) -> watch::Receiver<WorkingSet> {
-    let (tx, rx) = watch::channel(Arc::new(Vec::new()));
+    let (tx, rx) = watch::channel(Arc::new(WorkingSets::default()));
     let path = path.to_path_buf();
     // The first read happens before returning, so the first tools/list already has the set.
     let mut state = Reader::new(path);
@@ -71,7 +73,7 @@ impl Reader {
     }
 
     /// The working set when it may have changed since the last poll, else `None`.
-    fn poll(&mut self) -> Option<Vec<String>> {
+    fn poll(&mut self) -> Option<WorkingSets> {
         if self.store.is_none() {
             match Store::open(&self.path).and_then(|s| s.trim_for_serving().map(|()| s)) {
                 Ok(s) => self.store = Some(s),
@@ -86,7 +88,7 @@ impl Reader {
             if self.version == Some(v) {
                 Ok(None)
             } else {
-                store::serve::working_set(conn).map(|ws| Some((v, ws)))
+                store::serve::working_sets(conn).map(|ws| Some((v, ws)))
             }
         });
         match read {

@@ -12,12 +12,14 @@ use super::{Store, StoreError};
 
 /// Tables and their tool-name column; `true` where the name is part of a unique key, so a renamed
 /// row that would collide with an existing one is dropped instead.
-const TABLES: [(&str, &str, bool); 5] = [
+const TABLES: [(&str, &str, bool); 7] = [
     ("calls", "tool", false),
     ("ingest_pending", "tool", false),
     ("working_set", "tool", true),
     ("transitions", "tool", true),
     ("pin_declarations", "tool", true),
+    ("project_tools", "tool", true),
+    ("project_transitions", "tool", true),
 ];
 
 impl Store {

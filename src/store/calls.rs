@@ -56,13 +56,13 @@ pub(super) fn upsert_session(conn: &Connection, s: &SessionSeen<'_>) -> rusqlite
 
 /// The columns of a `calls` row, in the order `insert_row`, `rewrite_row` and `read_row` use.
 const COLUMNS: &str = "ts, session_id, tool, via, ok, error_kind, ms, client, client_call_id, \
-                       source_key, bytes_saved";
+                       source_key, bytes_saved, project";
 
 /// `insert_row`'s statement, spelled out so that the proxy's log writer builds no string per call
 /// (the test `insert_row_names_the_columns` keeps it in step with `COLUMNS`).
 const INSERT_ROW: &str = "INSERT OR IGNORE INTO calls \
      (ts, session_id, tool, via, ok, error_kind, ms, client, client_call_id, source_key, \
-     bytes_saved) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+     bytes_saved, project) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
 
 /// Inserts one `calls` row; a source key already there is left alone (a call is recorded once).
 pub(super) fn insert_row(conn: &Connection, c: &Call) -> rusqlite::Result<()> {
@@ -77,7 +77,8 @@ pub(super) fn insert_row(conn: &Connection, c: &Call) -> rusqlite::Result<()> {
         c.client,
         c.client_call_id,
         c.source_key,
-        c.bytes_saved
+        c.bytes_saved,
+        c.project
     ])?;
     Ok(())
 }
@@ -117,6 +118,7 @@ pub(super) fn row_for_call_id(
             client_call_id: r.get(9)?,
             source_key: r.get(10)?,
             bytes_saved: r.get(11)?,
+            project: r.get(12)?,
             ..Call::default()
         };
         Ok((r.get(0)?, call))
@@ -136,7 +138,7 @@ pub(super) fn write_merged(
     conn.prepare_cached(
         "UPDATE calls SET ts = ?2, session_id = ?3, tool = ?4, via = ?5, ok = ?6, error_kind = ?7,
                           ms = ?8, client = ?9, client_call_id = ?10, source_key = ?11,
-                          bytes_saved = ?12
+                          bytes_saved = ?12, project = ?13
          WHERE id = ?1",
     )?
     .execute(params![
@@ -151,7 +153,8 @@ pub(super) fn write_merged(
         c.client,
         c.client_call_id,
         c.source_key,
-        c.bytes_saved
+        c.bytes_saved,
+        c.project
     ])?;
     Ok(())
 }

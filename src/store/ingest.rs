@@ -190,10 +190,20 @@ impl Store {
                 continue;
             }
             tx.prepare_cached(
-                "INSERT INTO ingest_pending (source_key, path, session_id, tool, ts, client, client_call_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO ingest_pending
+                   (source_key, path, session_id, tool, ts, client, client_call_id, project)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
-            .execute(params![p.source_key, path, p.session_id, p.tool, p.ts, p.client, p.client_call_id])?;
+            .execute(params![
+                p.source_key,
+                path,
+                p.session_id,
+                p.tool,
+                p.ts,
+                p.client,
+                p.client_call_id,
+                p.project
+            ])?;
             pending_added += 1;
         }
         counts.pending = pending_added;
@@ -253,8 +263,8 @@ impl Store {
 fn take_pending(tx: &Transaction, key: &str) -> rusqlite::Result<Option<Call>> {
     let row = tx
         .prepare_cached(
-            "SELECT source_key, client_call_id, session_id, ts, tool, client FROM ingest_pending
-             WHERE source_key = ?1",
+            "SELECT source_key, client_call_id, session_id, ts, tool, client, project
+             FROM ingest_pending WHERE source_key = ?1",
         )?
         .query_row([key], |r| {
             let client: Option<String> = r.get(5)?;
@@ -265,6 +275,7 @@ fn take_pending(tx: &Transaction, key: &str) -> rusqlite::Result<Option<Call>> {
                 session_id: r.get(2)?,
                 ts: r.get(3)?,
                 tool: r.get(4)?,
+                project: r.get(6)?,
                 via: format!("transcript:{client}"),
                 client: Some(client),
                 ..Call::default()

@@ -10,6 +10,7 @@ pub mod doctor;
 pub mod health;
 pub mod ingest;
 pub mod log;
+pub mod projects;
 pub mod promote;
 pub mod report;
 pub mod serve;

@@ -8,6 +8,7 @@ use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
 use super::{Store, StoreError};
 use crate::catalog::Catalog;
+use crate::promote::projects::ProjectOutcome;
 use crate::promote::{Action, Declared, Listed, Outcome, Usage, Why};
 
 /// Sums successful calls per tool within the window (`$1`), counting distinct sessions, over
@@ -63,6 +64,10 @@ pub struct PromotionRecord<'a> {
     pub declared: &'a [(String, String)],
     /// The catalog used for the reality check, to refresh the `catalog` table.
     pub catalog: Option<&'a Catalog>,
+    /// Each project's decisions and listing (`promote::projects`); empty with `perProject` off.
+    pub projects: &'a [ProjectOutcome],
+    /// How many projects used each tool (`store::projects::projects_per_tool`).
+    pub projects_per_tool: &'a HashMap<String, u32>,
 }
 
 impl Store {
@@ -185,8 +190,8 @@ impl Store {
                 .collect();
             let mut ws = tx.prepare(
                 "INSERT INTO working_set
-                   (tool, position, reason, since, sessions, calls, last_success, run_id)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                   (tool, position, reason, since, sessions, calls, last_success, run_id, projects)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?;
             for (pos, l) in rec.outcome.listing.iter().enumerate() {
                 let d = figures.get(l.tool.as_str());
@@ -198,7 +203,8 @@ impl Store {
                     d.map(|d| d.sessions),
                     d.map(|d| d.calls),
                     d.and_then(|d| d.last_success.clone()),
-                    run
+                    run,
+                    rec.projects_per_tool.get(&l.tool).copied().unwrap_or(0)
                 ])?;
             }
             let mut pin = tx.prepare(
@@ -209,6 +215,7 @@ impl Store {
                 pin.execute(params![tool, file, rec.now])?;
             }
         }
+        super::projects::write_projects(&tx, run, rec.projects)?;
         if let Some(c) = rec.catalog {
             super::catalog::refresh(&tx, c, rec.now)?;
         }

@@ -7,6 +7,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
+use crate::promote::Why;
+use crate::promote::projects::{SetTool, WorkingSets};
 use crate::search::Prior;
 
 /// The `working_set` table's tool names ordered by position (then name, for equal positions).
@@ -14,6 +16,26 @@ pub fn working_set(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut stmt = conn.prepare_cached("SELECT tool FROM working_set ORDER BY position, tool")?;
     let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
     rows.collect()
+}
+
+/// Both working sets the proxy lists from: the `working_set` table (with each tool's reason and
+/// project count) and the project listings of `project_tools`.
+pub fn working_sets(conn: &Connection) -> rusqlite::Result<WorkingSets> {
+    let mut stmt = conn
+        .prepare_cached("SELECT tool, reason, projects FROM working_set ORDER BY position, tool")?;
+    let user = stmt
+        .query_map([], |r| {
+            Ok(SetTool {
+                tool: r.get(0)?,
+                why: Why::parse(&r.get::<_, String>(1)?),
+                projects: r.get(2)?,
+            })
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(WorkingSets {
+        user,
+        projects: super::projects::project_listings(conn)?,
+    })
 }
 
 /// `working_set` from the database at `path`, opened read-only (never created nor migrated).

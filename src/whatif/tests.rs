@@ -111,6 +111,8 @@ fn promote_now(store: &mut Store, config: &Config, now: OffsetDateTime) {
         outcome: &outcome,
         declared: &[],
         catalog: None,
+        projects: &[],
+        projects_per_tool: &Default::default(),
     };
     store.write_promotion(&rec, || Ok(())).unwrap();
 }

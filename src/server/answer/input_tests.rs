@@ -59,6 +59,7 @@ fn input_is_kept_only_where_it_can_be_relayed() {
             client: None,
             session: Some("s".into()),
             input: caps.clone(),
+            project: None,
         };
         limit(
             &mut caller,
@@ -156,7 +157,7 @@ impl crate::upstream::Upstream for Asking {
 
 /// Runs one relayed call against `upstream`, answering every request mws sends with `accept`.
 async fn relayed_call(upstream: Arc<Asking>) -> Value {
-    let (_keep, ws) = tokio::sync::watch::channel(Arc::new(Vec::new()));
+    let (_keep, ws) = tokio::sync::watch::channel(Arc::new(Default::default()));
     let proxy = Proxy::new(upstream, crate::config::Config::default(), ws, None);
     let pending = Arc::new(Pending::default());
     let caller = Caller {
@@ -164,6 +165,7 @@ async fn relayed_call(upstream: Arc<Asking>) -> Value {
         client: Some("legacy-client".into()),
         session: Some("s1".into()),
         input: Some(Arc::new(json!({"elicitation": {}}))),
+        project: None,
     };
     let msg = obj(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
                          "params": {"name": "t", "arguments": {}}}));

@@ -198,6 +198,7 @@ fn one_rule_for_every_transport() {
             client: None,
             session: Some("s".into()),
             input,
+            project: None,
         };
         let got = choose(&msg, &mut caller, stream, session, || relays);
         assert_eq!(got, want, "{what}");

@@ -229,6 +229,7 @@ async fn post_message(st: AppState, headers: HeaderMap, msg: Map<String, Value>)
             client: env.client.or(user_agent),
             session: None,
             input: None,
+            project: None,
         };
         let way = answer::decide(&st.proxy, &msg, &mut caller, accepts_sse, None);
         return match answer::over_http(&st.proxy, &st.inputs, msg, caller, way).await {

@@ -56,6 +56,7 @@ pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_
             client: user_agent,
             session: None,
             input: None,
+            project: None,
         };
         (caller, None)
     };
@@ -170,6 +171,7 @@ fn initialize(
         client,
         session: Some(sid.clone()),
         input: None,
+        project: None,
     };
     Ok((caller, sid))
 }
@@ -198,6 +200,7 @@ fn of_session(
         client: session.client.or(user_agent),
         session: Some(sid.to_string()),
         input: session.input,
+        project: None,
     };
     Ok((caller, session.log_level))
 }

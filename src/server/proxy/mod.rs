@@ -13,6 +13,7 @@
 //! `calls.rs` (a request's `_meta`, stateless sessions), `meta_tools.rs`, `tools_list.rs`,
 //! `held_listing.rs`, `guard_call.rs`, `search_index.rs`, `embedding.rs`, `bridge.rs` and `instructions.rs`.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -75,6 +76,13 @@ impl From<UpstreamError> for RpcError {
     }
 }
 
+/// Most fresh listings cached at once, one per project seen; past it the cache starts anew.
+/// Raising it keeps more projects' listings built; each is the size of one `tools/list` answer.
+pub const MAX_CACHED_LISTINGS: usize = 64;
+
+/// A fresh listing and what it was built from: the catalog version and the working sets.
+pub(crate) type Built = (u64, WorkingSet, Arc<Value>);
+
 /// The proxy's shared state: one per process, behind an `Arc`, used by every transport.
 pub struct Proxy {
     pub(crate) upstream: Arc<dyn Upstream>,
@@ -83,7 +91,9 @@ pub struct Proxy {
     pub(crate) log: Option<LogSink>,
     pub(crate) index: IndexCache,
     pub(crate) semantic: SemanticState,
-    pub(crate) listing: Mutex<Option<(u64, WorkingSet, Arc<Value>)>>,
+    /// The fresh listing per project (`None`: unknown), with the catalog version and working
+    /// sets it was built from.
+    pub(crate) listing: Mutex<HashMap<Option<Arc<str>>, Built>>,
     pub(crate) held: HeldListings,
     pub(crate) run_id: String,
     pub(crate) seq: AtomicU64,
@@ -111,7 +121,7 @@ impl Proxy {
             log,
             index: IndexCache::default(),
             semantic: SemanticState::default(),
-            listing: Mutex::new(None),
+            listing: Mutex::new(HashMap::new()),
             held: HeldListings::default(),
             run_id,
             seq: AtomicU64::new(0),
@@ -194,30 +204,45 @@ impl Proxy {
         }
     }
 
-    /// The `tools/list` result a new session gets: meta-tools plus the working set, cached per
-    /// catalog version and working set so that repeated lists cost a clone
+    /// The working set a session of `project` lists (`listed::for_project`).
+    pub(crate) fn working_set_for(&self, project: Option<&str>) -> Vec<String> {
+        let sets = self.working_set.borrow().clone();
+        listed::for_project(&sets, project, &self.config.promote)
+    }
+
+    /// The `tools/list` result a new session of `project` gets: meta-tools plus its working set,
+    /// cached per project, catalog version and working sets so that repeated lists cost a clone
     /// (`session_listing.rs` answers a session that has listed).
-    pub(crate) fn fresh_listing(&self, snap: &CatalogSnapshot) -> Arc<Value> {
-        let ws = self.working_set.borrow().clone();
+    pub(crate) fn fresh_listing(
+        &self,
+        snap: &CatalogSnapshot,
+        project: Option<&Arc<str>>,
+    ) -> Arc<Value> {
+        let sets = self.working_set.borrow().clone();
+        let key = project.filter(|_| self.config.promote.per_project).cloned();
         {
             let cache = self.listing.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((v, w, r)) = cache.as_ref()
+            if let Some((v, w, r)) = cache.get(&key)
                 && *v == snap.version
-                && Arc::ptr_eq(w, &ws)
+                && Arc::ptr_eq(w, &sets)
             {
                 return r.clone();
             }
         }
         warn_shadowed(&snap.catalog);
+        let ws = listed::for_project(&sets, key.as_deref(), &self.config.promote);
         let result = Arc::new(json!({"tools": listed_tools(&snap.catalog, &ws, &self.config)}));
-        *self.listing.lock().unwrap_or_else(|e| e.into_inner()) =
-            Some((snap.version, ws, result.clone()));
+        let mut cache = self.listing.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= MAX_CACHED_LISTINGS {
+            cache.clear();
+        }
+        cache.insert(key, (snap.version, sets, result.clone()));
         result
     }
 
     pub async fn instructions(&self) -> String {
         let snap = self.upstream.catalog().await;
-        let ws = self.working_set.borrow().clone();
+        let ws = self.working_set_for(None);
         let status = self.upstream.status();
         let down: Vec<String> = status
             .servers
@@ -387,6 +412,7 @@ impl Proxy {
                 bytes_saved: bytes_saved.map(|b| i64::try_from(b).unwrap_or(i64::MAX)),
                 client: caller.client.clone(),
                 client_call_id,
+                project: caller.project.as_deref().map(str::to_string),
                 source_key: format!(
                     "proxy:{}:{}",
                     self.run_id,

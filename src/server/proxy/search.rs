@@ -115,7 +115,7 @@ impl Proxy {
                 .map(|q| (vectors, q)),
             None => None,
         };
-        let ws = self.working_set.borrow().clone();
+        let ws = self.working_set_for(caller.project.as_deref());
         let listed: HashSet<String> = listed_names(&snap.catalog, &ws, &self.config)
             .into_iter()
             .collect();

@@ -19,7 +19,7 @@ impl Proxy {
     /// The `tools/list` result for `caller`'s session.
     pub async fn tools_list(&self, caller: &Caller) -> Value {
         let snap = self.upstream.catalog().await;
-        let fresh = self.fresh_listing(&snap);
+        let fresh = self.fresh_listing(&snap, caller.project.as_ref());
         if self.config.listing_updates == ListingUpdates::Live {
             return (*fresh).clone();
         }

@@ -40,6 +40,8 @@ struct Client {
     /// go out beside the replies (`relay/subscriptions.rs`).
     subs: Arc<Sessions>,
     sub_id: String,
+    /// This process's working directory: the client started mws in its project folder.
+    project: Option<Arc<str>>,
 }
 
 impl Client {
@@ -57,6 +59,7 @@ impl Client {
             big_ids: AtomicBool::new(false),
             subs,
             sub_id,
+            project: crate::project::of_this_process().map(Arc::from),
         })
     }
 
@@ -250,6 +253,7 @@ fn caller_of(msg: &Map<String, Value>, client: &Client) -> Result<Caller, Option
                 client: env.client.or_else(|| lock(&client.name).clone()),
                 session: Some(client.session.clone()),
                 input: None,
+                project: client.project.clone(),
             }),
             Err(e) => Err(id.map(|id| mcp::error_response(&id, e.code, &e.message, e.data))),
         };
@@ -277,6 +281,7 @@ fn caller_of(msg: &Map<String, Value>, client: &Client) -> Result<Caller, Option
         client: lock(&client.name).clone(),
         session: Some(client.session.clone()),
         input: None,
+        project: client.project.clone(),
     })
 }
 

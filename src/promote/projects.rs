@@ -1,0 +1,171 @@
+//! Promotion per project (docs/working-set.md#per-project): the same rules as the user-wide run
+//! (`promote::decide`: distinct sessions, successes only, hysteresis), applied to each project's
+//! own calls, with no pins (pins are listed everywhere) and no team priors. Pure: the sums come
+//! from `store::projects`, and which of these tools a session lists is `crate::listed`'s rule.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use time::OffsetDateTime;
+
+use super::{Inputs, Listed, Outcome, Usage, Why, decide};
+use crate::config::Promote;
+
+/// A user-wide working-set tool as the proxy holds it: its name and whether every project's
+/// sessions list it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetTool {
+    pub tool: String,
+    /// Why it is listed (`working_set.reason`).
+    pub why: Why,
+    /// How many projects used it within `keepDays` (`working_set.projects`); `None` for a row
+    /// written before projects were counted.
+    pub projects: Option<u32>,
+}
+
+/// The working sets `mws promote` last wrote: the user-wide one (`working_set`) and each
+/// project's own (`project_tools`), in listing order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkingSets {
+    pub user: Vec<SetTool>,
+    pub projects: HashMap<String, Vec<String>>,
+}
+
+/// One project's decision table and listing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProjectOutcome {
+    pub project: String,
+    pub outcome: Outcome,
+}
+
+/// Decides every project that has calls in the history's sums (`usage`: project and the tool's
+/// sums within the project) or listed tools before the run (`before`), in project order.
+/// A project left with nothing listed and nothing to show is left out.
+pub fn decide_projects(
+    now: OffsetDateTime,
+    rules: &Promote,
+    before: &BTreeMap<String, Vec<Listed>>,
+    usage: &[(String, Usage)],
+    catalog: Option<&HashSet<String>>,
+) -> Vec<ProjectOutcome> {
+    let mut by_project: BTreeMap<&str, Vec<Usage>> = BTreeMap::new();
+    for (p, u) in usage {
+        by_project.entry(p).or_default().push(u.clone());
+    }
+    for p in before.keys() {
+        by_project.entry(p).or_default();
+    }
+    by_project
+        .into_iter()
+        .filter_map(|(project, usage)| {
+            let before = before.get(project).map_or(&[][..], Vec::as_slice);
+            let outcome = decide(&Inputs {
+                now,
+                rules,
+                pins: &[],
+                declared: &[],
+                before,
+                usage: &usage,
+                catalog,
+                team: &[],
+            });
+            (!outcome.decisions.is_empty()).then(|| ProjectOutcome {
+                project: project.to_string(),
+                outcome,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::promote::tests::{ago, now};
+
+    fn used(project: &str, tool: &str, sessions: u32, days_ago: f64) -> (String, Usage) {
+        (
+            project.to_string(),
+            Usage {
+                tool: tool.to_string(),
+                sessions,
+                calls: sessions,
+                failed: 0,
+                last_success: Some(ago(days_ago)),
+            },
+        )
+    }
+
+    fn listed(o: &ProjectOutcome) -> Vec<&str> {
+        o.outcome.listing.iter().map(|l| l.tool.as_str()).collect()
+    }
+
+    #[test]
+    fn each_project_promotes_from_its_own_sessions() {
+        let rules = Promote::default();
+        let usage = [
+            used("/w/api", "sentry", 3, 1.0),
+            used("/w/api", "db_query", 2, 2.0),
+            used("/w/web", "browser", 4, 1.0),
+            // One session in the notes folder: not enough there.
+            used("/w/notes", "sentry", 1, 1.0),
+        ];
+        let got = decide_projects(now(), &rules, &BTreeMap::new(), &usage, None);
+        let names: Vec<(&str, Vec<&str>)> = got
+            .iter()
+            .map(|o| (o.project.as_str(), listed(o)))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("/w/api", vec!["db_query", "sentry"]),
+                ("/w/notes", vec![]),
+                ("/w/web", vec!["browser"]),
+            ]
+        );
+    }
+
+    #[test]
+    fn hysteresis_and_the_catalog_hold_per_project() {
+        let rules = Promote::default();
+        let before: BTreeMap<String, Vec<Listed>> = [(
+            "/w/api".to_string(),
+            vec![
+                Listed {
+                    tool: "old".into(),
+                    why: crate::promote::Why::Promoted,
+                    since: ago(50.0),
+                },
+                Listed {
+                    tool: "gone".into(),
+                    why: crate::promote::Why::Promoted,
+                    since: ago(50.0),
+                },
+                Listed {
+                    tool: "stale".into(),
+                    why: crate::promote::Why::Promoted,
+                    since: ago(90.0),
+                },
+            ],
+        )]
+        .into();
+        // "old" was last used 40 days ago: outside the window, inside keepDays.
+        let usage = [
+            used("/w/api", "old", 0, 40.0),
+            used("/w/api", "gone", 3, 1.0),
+        ];
+        let catalog: HashSet<String> = ["old", "stale"].iter().map(|s| s.to_string()).collect();
+        let got = decide_projects(now(), &rules, &before, &usage, Some(&catalog));
+        assert_eq!(got.len(), 1);
+        assert_eq!(listed(&got[0]), ["old"]);
+        let action = |t: &str| {
+            got[0]
+                .outcome
+                .decisions
+                .iter()
+                .find(|d| d.tool == t)
+                .map(|d| d.action.as_str())
+        };
+        assert_eq!(action("old"), Some("kept"));
+        assert_eq!(action("gone"), Some("dropped"));
+        assert_eq!(action("stale"), Some("demoted"));
+    }
+}
