@@ -21,6 +21,7 @@ mod layers;
 mod listed;
 mod login;
 mod matrix;
+mod projects;
 mod relay;
 mod search;
 mod semantic;

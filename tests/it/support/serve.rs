@@ -174,6 +174,11 @@ pub struct StdioServed {
 
 impl StdioServed {
     pub fn start(dir: &Path, config: &Value) -> StdioServed {
+        StdioServed::start_in_folder(dir, config, dir)
+    }
+
+    /// `start`, with mws started in `folder` (as a client starts it in its project folder).
+    pub fn start_in_folder(dir: &Path, config: &Value, folder: &Path) -> StdioServed {
         use tokio::io::AsyncBufReadExt;
         let path = dir.join("config.json");
         std::fs::write(&path, config.to_string()).unwrap();
@@ -181,6 +186,7 @@ impl StdioServed {
             .args(["--config", path.to_str().unwrap(), "serve", "--stdio"])
             .arg("--state-dir")
             .arg(dir.join("state"))
+            .current_dir(folder)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -1,0 +1,209 @@
+//! Working sets per project (docs/working-set.md#per-project), end to end: Claude Code
+//! transcripts of three project folders ingested by `mws promote`, each call stored with its
+//! project; each project's own tools promoted from its sessions; and `mws serve --stdio` started
+//! in each folder (as a client starts it) listing the tools used everywhere plus that project's
+//! own, while a folder with no history of its own, and `perProject: false`, list the user-wide set.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::support::run::mws_config;
+use crate::support::serve::StdioServed;
+use crate::support::{self};
+
+/// The upstream's tools: every one the history uses, and one nobody uses.
+const TOOLS: [&str; 6] = [
+    "sentry_issues",
+    "db_query",
+    "browser_open",
+    "git_status",
+    "note_take",
+    "unused",
+];
+
+fn ago(days: i64) -> String {
+    mws::clock::fmt(mws::clock::now() - time::Duration::days(days))
+}
+
+/// One Claude Code session in `cwd`: a successful call of each of `tools`, a day apart from
+/// `days` ago.
+fn session(root: &Path, cwd: &Path, id: &str, days: i64, tools: &[&str]) {
+    let folder = root.join(cwd.to_str().unwrap().replace(['/', '.'], "-"));
+    std::fs::create_dir_all(&folder).unwrap();
+    let mut text = String::new();
+    for (n, tool) in tools.iter().enumerate() {
+        let use_id = format!("{id}-{n}");
+        let line = json!({"type": "assistant", "sessionId": id, "cwd": cwd, "timestamp": ago(days),
+            "message": {"content": [{"type": "tool_use", "id": use_id,
+                "name": format!("mcp__toolbox__{tool}"), "input": {}}]}});
+        let result = json!({"type": "user", "sessionId": id, "cwd": cwd, "timestamp": ago(days),
+            "message": {"content": [{"type": "tool_result", "tool_use_id": use_id,
+                "content": [{"type": "text", "text": "ok"}]}]}});
+        text.push_str(&format!("{line}\n{result}\n"));
+    }
+    std::fs::write(folder.join(format!("{id}.jsonl")), text).unwrap();
+}
+
+struct World {
+    dir: tempfile::TempDir,
+    config: Value,
+}
+
+impl World {
+    fn folder(&self, name: &str) -> std::path::PathBuf {
+        self.dir.path().join("work").join(name)
+    }
+
+    fn config_path(&self) -> std::path::PathBuf {
+        let path = self.dir.path().join("config.json");
+        std::fs::write(&path, self.config.to_string()).unwrap();
+        path
+    }
+
+    /// `tools/list` of a `--stdio` session started in `folder`, upstream tools only.
+    fn listed_in(&self, folder: &Path) -> Vec<String> {
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(async {
+            let mut s = StdioServed::start_in_folder(self.dir.path(), &self.config, folder);
+            s.send(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "0"}}}),
+            )
+            .await;
+            let _ = s.next().await;
+            s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                .await;
+            s.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+                .await;
+            let reply = loop {
+                let m = s.next().await;
+                if m["id"] == 2 {
+                    break m;
+                }
+            };
+            s.close().await;
+            let tools = reply["result"]["tools"].as_array().cloned().unwrap();
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_string())
+                .filter(|n| !matches!(n.as_str(), "search_tools" | "call_tool"))
+                .collect()
+        })
+    }
+}
+
+/// api uses sentry and the database, web the browser, both git once; notes takes one note.
+fn world() -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("transcripts");
+    for name in ["api", "web", "notes"] {
+        std::fs::create_dir_all(dir.path().join("work").join(name)).unwrap();
+    }
+    let work = dir.path().join("work");
+    let (api, web, notes) = (work.join("api"), work.join("web"), work.join("notes"));
+    session(
+        &root,
+        &api,
+        "a1",
+        3,
+        &["sentry_issues", "db_query", "git_status"],
+    );
+    session(&root, &api, "a2", 2, &["sentry_issues", "db_query"]);
+    session(&root, &web, "w1", 3, &["browser_open", "git_status"]);
+    session(&root, &web, "w2", 1, &["browser_open"]);
+    session(&root, &notes, "n1", 1, &["note_take"]);
+    let tools_file = dir.path().join("tools.json");
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .map(|t| {
+            json!({"name": t, "description": format!("The {t} tool."),
+                        "inputSchema": {"type": "object"}})
+        })
+        .collect();
+    std::fs::write(&tools_file, Value::Array(tools).to_string()).unwrap();
+    let script = support::root().join("tests/it/support/catalog_stdio.py");
+    let python = support::root().join(".venv/bin/python");
+    let config = json!({
+        "upstream": {"command": python, "args": [script, tools_file]},
+        "stateDir": dir.path().join("state"),
+        "transcripts": [{"type": "claude-code", "root": root}],
+        "listing": "working-set",
+        "promote": {"schedule": "off"},
+    });
+    World { dir, config }
+}
+
+#[test]
+fn each_project_lists_its_own_tools_and_what_is_used_everywhere() {
+    support::peers::ensure();
+    let w = world();
+    let out = mws_config(&w.config_path())
+        .args(["promote", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let listed = |project: Option<&Path>| -> Vec<String> {
+        let p = project.map(|p| p.to_str().unwrap().to_string());
+        let mut v: Vec<String> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["project"].as_str().map(str::to_string) == p && r["after"] == true)
+            .map(|r| r["tool"].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    let real = |name: &str| std::fs::canonicalize(w.folder(name)).unwrap();
+    // User-wide: everything used in two sessions or more.
+    assert_eq!(
+        listed(None),
+        ["browser_open", "db_query", "git_status", "sentry_issues"]
+    );
+    // Per project: two sessions of the project's own (git, once in each, is not enough).
+    assert_eq!(listed(Some(&real("api"))), ["db_query", "sentry_issues"]);
+    assert_eq!(listed(Some(&real("web"))), ["browser_open"]);
+    assert_eq!(listed(Some(&real("notes"))), Vec::<String>::new());
+
+    // Every call knows its project.
+    let conn = rusqlite::Connection::open(w.dir.path().join("state/state.db")).unwrap();
+    let unknown: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM calls WHERE project IS NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(unknown, 0);
+
+    // Served in each folder: git (used in two projects) everywhere, then the project's own.
+    assert_eq!(
+        w.listed_in(&w.folder("api")),
+        ["git_status", "db_query", "sentry_issues"]
+    );
+    assert_eq!(
+        w.listed_in(&w.folder("web")),
+        ["git_status", "browser_open"]
+    );
+    // A folder with no history of its own, even through a symlink: what is used everywhere.
+    assert_eq!(w.listed_in(&w.folder("notes")), ["git_status"]);
+    let link = w.dir.path().join("link-to-notes");
+    std::os::unix::fs::symlink(w.folder("notes"), &link).unwrap();
+    assert_eq!(w.listed_in(&link), ["git_status"]);
+    // A new folder is a project with no history yet: the same.
+    let new = w.dir.path().join("new project (ü)");
+    std::fs::create_dir_all(&new).unwrap();
+    assert_eq!(w.listed_in(&new), ["git_status"]);
+    // With perProject off: the user-wide set everywhere.
+    let user_wide = ["browser_open", "db_query", "git_status", "sentry_issues"];
+    let mut off = w;
+    off.config["promote"]["perProject"] = json!(false);
+    assert_eq!(off.listed_in(&off.folder("api")), user_wide);
+}
