@@ -1,6 +1,7 @@
 //! Promotion over 1,000,000 call rows (target: under 1 s): the usage SQL plus the rules, as
 //! `mws promote` runs them, on a generated history (2,000 tools with a skewed popularity, 20,000
-//! sessions over 90 days, 10% failures). Prints criterion's timing.
+//! sessions over 90 days in 100 projects, 10% failures), user-wide and per project (each project's
+//! sums and rules, and the projects each tool was used in). Prints criterion's timing.
 
 mod common;
 
@@ -19,6 +20,8 @@ const ROWS: usize = 1_000_000;
 const TOOLS: u64 = 2_000;
 const SESSIONS: u64 = 20_000;
 const DAYS: i64 = 90;
+/// Projects the sessions are spread over (a session works in one).
+const PROJECTS: u64 = 100;
 
 fn build(store: &Store, now: time::OffsetDateTime) {
     let started = Instant::now();
@@ -48,6 +51,7 @@ fn build(store: &Store, now: time::OffsetDateTime) {
             client: Some("bench".into()),
             client_call_id: None,
             source_key: format!("proxy:{n}"),
+            project: Some(format!("/home/dev/src/project-{}", session % PROJECTS)),
             ..Call::default()
         };
         insert_call(&tx, &rec).unwrap();
@@ -93,6 +97,17 @@ fn bench(c: &mut Criterion) {
                 team: &[],
             });
             black_box(out.listing.len())
+        })
+    });
+    g.bench_function("per_project_100_projects_1M_rows", |b| {
+        b.iter(|| {
+            let window = promote::cutoff(now, rules.window_days);
+            let keep = promote::cutoff(now, rules.keep_days);
+            let usage = store.project_usage(&window, &keep).unwrap();
+            let per_tool = mws::store::projects::projects_per_tool(&usage);
+            let out =
+                promote::projects::decide_projects(now, &rules, &Default::default(), &usage, None);
+            black_box((out.len(), per_tool.len()))
         })
     });
     g.finish();

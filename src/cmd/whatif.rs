@@ -18,7 +18,9 @@ use crate::server::tools_list::listed_tools;
 use crate::store::Store;
 use crate::whatif::grid::{self, Axes};
 use crate::whatif::render::{self, WhatIf};
-use crate::whatif::{self, Figures, HistoryBuilder, Setting, World};
+use crate::whatif::{
+    self, Figures, HistoryBuilder, ProjectFigures, ProjectHistoryBuilder, Setting, World,
+};
 use crate::{clock, probe};
 
 pub fn run(flag: Option<&Path>, args: WhatIfArgs) -> CmdResult {
@@ -70,12 +72,17 @@ pub fn run(flag: Option<&Path>, args: WhatIfArgs) -> CmdResult {
     }
     let recommended = grid::recommend(&figures);
     let span = window.span(now);
+    let mut projects = gather_projects(&store, &config, catalog.as_ref(), now, &window, &tok)?;
+    if let Some(p) = projects.as_mut() {
+        p.compare(&figures);
+    }
     let w = WhatIf {
         since: &span.since,
         until: &span.until,
         tokenizer: kind.encoding(),
         settings: &figures,
         recommended: recommended.as_ref(),
+        projects: projects.as_ref(),
     };
     if let Some(path) = &args.svg {
         let svg = render::svg(&w).map_err(anyhow::Error::msg)?;
@@ -90,6 +97,41 @@ pub fn run(flag: Option<&Path>, args: WhatIfArgs) -> CmdResult {
     }
     out.flush()?;
     Ok(0)
+}
+
+/// Replays this machine's calls under the config's setting with and without working sets per
+/// project (`whatif::replay_projects`). `None` when no call has a readable time.
+pub fn gather_projects(
+    store: &Store,
+    config: &Config,
+    catalog: Option<&Catalog>,
+    now: OffsetDateTime,
+    window: &Window,
+    tokenizer: &Tokenizer,
+) -> anyhow::Result<Option<ProjectFigures>> {
+    let span = window.span(now);
+    let mut b = ProjectHistoryBuilder::new(&span.since, &span.until);
+    store.whatif_scan_project_calls(|ts, tool, session, project, ok| {
+        b.add(ts, tool, session, project, ok);
+    })?;
+    let names: Option<HashSet<String>> = catalog.map(|c| c.names().map(str::to_string).collect());
+    let mut count = |ws: &[String]| {
+        catalog.map(|c| tokens::list_size(tokenizer, &listed_tools(c, ws, config)).tokens)
+    };
+    let rules = crate::config::Promote {
+        per_project: true,
+        ..config.promote.clone()
+    };
+    Ok(whatif::replay_projects(
+        b,
+        &rules,
+        &mut World {
+            pins: &config.pins,
+            catalog: names.as_ref(),
+            tokens: &mut count,
+            since: &span.since,
+        },
+    ))
 }
 
 /// Loads every call from `store` and replays `settings`, measuring the window ending at `now`.

@@ -28,4 +28,35 @@ impl Store {
         }
         Ok(())
     }
+
+    /// Hands every call to `f` as `(ts, tool, session_id, project, ok)`, oldest first: the
+    /// history `whatif::replay_projects` replays with and without project scoping.
+    pub fn whatif_scan_project_calls(
+        &self,
+        mut f: impl FnMut(&str, &str, &str, Option<&str>, bool),
+    ) -> Result<(), StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT ts, tool, session_id, project, ok FROM calls ORDER BY ts")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let text = |i: usize| -> rusqlite::Result<Option<&str>> {
+                match r.get_ref(i)? {
+                    rusqlite::types::ValueRef::Null => Ok(None),
+                    v => v.as_str().map(Some).map_err(|e| {
+                        rusqlite::Error::FromSqlConversionFailure(
+                            i,
+                            rusqlite::types::Type::Text,
+                            e.into(),
+                        )
+                    }),
+                }
+            };
+            let (Some(ts), Some(tool), Some(session)) = (text(0)?, text(1)?, text(2)?) else {
+                continue;
+            };
+            f(ts, tool, session, text(3)?, r.get::<_, i64>(4)? != 0);
+        }
+        Ok(())
+    }
 }

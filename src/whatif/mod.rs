@@ -9,9 +9,11 @@
 //! a call on day `d` finds the listing of the run at the start of `d`.
 
 pub mod grid;
+pub mod projects;
 pub mod render;
 mod replay;
 
+pub use projects::{ProjectFigures, ProjectHistoryBuilder, replay_projects};
 pub use replay::replay;
 
 use std::collections::{HashMap, HashSet};

@@ -6,8 +6,8 @@ use comfy_table::{Table, presets::UTF8_FULL_CONDENSED};
 use plotters::prelude::*;
 use serde::Serialize;
 
-use super::Figures;
 use super::grid::Recommendation;
+use super::{Figures, ProjectFigures};
 
 /// The whole result, as `--json` prints it.
 #[derive(Debug, Clone, Serialize)]
@@ -19,6 +19,8 @@ pub struct WhatIf<'a> {
     pub tokenizer: &'a str,
     pub settings: &'a [Figures],
     pub recommended: Option<&'a Recommendation>,
+    /// The current setting with and without working sets per project (`None`: no calls).
+    pub projects: Option<&'a ProjectFigures>,
 }
 
 fn pct(r: Option<f64>) -> String {
@@ -83,7 +85,50 @@ pub fn table(w: &WhatIf) -> String {
             f.min_sessions, f.min_calls, f.window_days, f.keep_days, r.reason
         ));
     }
+    if let Some(p) = w.projects {
+        out.push_str(&projects_table(p));
+    }
     out
+}
+
+/// The current setting listed user-wide against per project (`promote.perProject`).
+fn projects_table(p: &ProjectFigures) -> String {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header([
+        "current setting, listed",
+        "hit rate",
+        "needed search",
+        "tokens listed (avg)",
+    ]);
+    for (name, s) in [
+        ("one working set for all", &p.user_wide),
+        ("per project", &p.per_project),
+    ] {
+        t.add_row([
+            name.to_string(),
+            pct(s.hit_rate),
+            (p.ok_calls - s.hits).to_string(),
+            tokens(s.avg_listed_tokens),
+        ]);
+    }
+    let rival = match &p.best_one_for_all_within_tokens {
+        Some(f) => format!(
+            "one working set for all at no more tokens: at best {} (minSessions {}, minCalls {}, \
+             windowDays {}, keepDays {})\n",
+            pct(f.hit_rate),
+            f.min_sessions,
+            f.min_calls,
+            f.window_days,
+            f.keep_days
+        ),
+        None => "one working set for all: no setting replayed lists as few tokens\n".into(),
+    };
+    format!(
+        "\nper project: {} of {} successful calls know their project, in {} project(s)\n{t}\n\
+         {rival}",
+        p.ok_calls_with_project, p.ok_calls, p.projects
+    )
 }
 
 /// The chart: hit rate (y) against average listed tokens (x), one circle per setting; the

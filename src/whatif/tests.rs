@@ -304,6 +304,7 @@ fn the_chart_is_xml_with_one_point_per_setting() {
         tokenizer: "o200k_base",
         settings: &figures,
         recommended: Some(&rec),
+        projects: None,
     };
     let svg = render::svg(&w).unwrap();
     let doc = roxmltree::Document::parse(&svg).unwrap();

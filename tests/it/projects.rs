@@ -207,3 +207,121 @@ fn each_project_lists_its_own_tools_and_what_is_used_everywhere() {
     off.config["promote"]["perProject"] = json!(false);
     assert_eq!(off.listed_in(&off.folder("api")), user_wide);
 }
+
+/// A generated history in the style of the benchmarks' (a seeded generator, 90 days): three
+/// projects, each worked on in its own weeks with its own tools, and one tool all use.
+fn three_projects(store: &mws::store::Store) {
+    use mws::call::{Call, Status};
+    let projects = [
+        (
+            "/home/dev/src/api",
+            [
+                "mail_send_message",
+                "mail_list_messages",
+                "mail_get_message",
+            ],
+        ),
+        (
+            "/home/dev/src/web",
+            ["browser_navigate", "browser_click", "browser_type_text"],
+        ),
+        (
+            "/home/dev/src/docs",
+            ["drive_read_file", "drive_search_files", "drive_list_files"],
+        ),
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let now = mws::clock::now();
+    let mut n = 0;
+    for day in 0..90i64 {
+        // Week w is project w % 3's.
+        let (project, tools) = projects[(day / 7 % 3) as usize];
+        for s in 0..2 {
+            let session = format!("{project}:{day}:{s}");
+            let mut called = vec![tools[(next() % 3) as usize], tools[(next() % 3) as usize]];
+            called.push("calendar_list_events");
+            for tool in called {
+                let c = Call {
+                    ts: mws::clock::fmt(
+                        now - time::Duration::days(90 - day) + time::Duration::minutes(n % 600),
+                    ),
+                    session_id: session.clone(),
+                    tool: tool.into(),
+                    via: "direct".into(),
+                    status: Some(Status::Ok),
+                    source_key: format!("proxy:gen:{n}"),
+                    project: Some(project.into()),
+                    ..Call::default()
+                };
+                mws::store::log::insert_call(store.conn(), &c).unwrap();
+                n += 1;
+            }
+        }
+    }
+}
+
+/// `mws what-if` replays the generated history with one working set for all and per project:
+/// per project lists fewer tokens at the same hit rate, and no one-for-all setting that lists
+/// as few reaches its hit rate. `mws promote` then lists each project's tools in its rows only.
+#[test]
+fn what_if_shows_what_per_project_listing_pays() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = crate::support::run::offline_config(dir.path(), "catalog.json");
+    let store = mws::store::Store::open(&dir.path().join("state/state.db")).unwrap();
+    three_projects(&store);
+    drop(store);
+    let w = crate::support::run::json_run(mws_config(&config).args(["what-if", "--json"]));
+    let p = &w["projects"];
+    let (user, per) = (&p["userWide"], &p["perProject"]);
+    let f = |v: &Value| v.as_f64().unwrap_or_else(|| panic!("not a number in {p}"));
+    assert_eq!(p["projects"], 3, "{p}");
+    assert_eq!(p["okCalls"], p["okCallsWithProject"], "{p}");
+    assert!(
+        f(&per["avgListedTokens"]) < f(&user["avgListedTokens"]) * 0.8,
+        "per project should list far fewer tokens: {p}"
+    );
+    assert!(f(&per["hitRate"]) >= f(&user["hitRate"]), "{p}");
+    let rival = &p["bestOneForAllWithinTokens"];
+    assert!(
+        rival.is_null() || f(&rival["hitRate"]) < f(&per["hitRate"]),
+        "a single working set as cheap should hit less often: {p}"
+    );
+    // The table says the same in words.
+    let out = mws_config(&config).args(["what-if"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("per project:"), "{text}");
+    assert!(text.contains("one working set for all"), "{text}");
+
+    let rows = crate::support::run::json_run(mws_config(&config).args(["promote", "--json"]));
+    let listed_in = |project: &str| -> Vec<String> {
+        let mut v: Vec<String> = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["project"] == project && r["after"] == true)
+            .map(|r| r["tool"].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        listed_in("/home/dev/src/web"),
+        [
+            "browser_click",
+            "browser_navigate",
+            "browser_type_text",
+            "calendar_list_events"
+        ]
+    );
+    assert!(
+        listed_in("/home/dev/src/api")
+            .iter()
+            .all(|t| !t.starts_with("browser"))
+    );
+}
