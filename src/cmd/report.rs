@@ -173,6 +173,8 @@ pub fn gather(
         policy_hidden: crate::listed::hidden_by_policy(catalog, config),
         upstream,
         semantic_ranking,
+        projects: &store.report_projects(&span)?,
+        per_project: config.promote.per_project,
     });
     Ok(report)
 }

@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::{
-    Calls, Checks, ClientOut, HitRate, Inputs, ListedTool, MAX_CANDIDATES, META_TOOLS, Report,
-    Searches, Sizes, ToolOut, Usage, Via, WindowOut, shape, tokens,
+    Calls, Checks, ClientOut, HitRate, Inputs, ListedTool, MAX_CANDIDATES, META_TOOLS, ProjectOut,
+    ProjectsOut, Report, Searches, Sizes, ToolOut, Usage, Via, WindowOut, shape, tokens,
 };
 use crate::clock;
 use crate::store::report::{ToolUsageRow, WorkingSetRow};
@@ -50,6 +50,7 @@ pub fn compute(i: &Inputs) -> Report {
         hit_rate: HitRate::new(calls.ok, ok_not_call_tool, i.hits),
         calls,
         clients: clients(i),
+        projects: projects(i),
         tools,
         checks: Checks {
             policy_hidden: i.policy_hidden,
@@ -226,6 +227,25 @@ fn clients(i: &Inputs) -> Vec<ClientOut> {
             sessions: c.sessions,
         })
         .collect()
+}
+
+/// The window's calls per known project.
+fn projects(i: &Inputs) -> ProjectsOut {
+    ProjectsOut {
+        per_project: i.per_project,
+        ok_with_project: i.projects.iter().map(|p| p.ok).sum(),
+        projects: i
+            .projects
+            .iter()
+            .map(|p| ProjectOut {
+                project: p.project.clone(),
+                calls: p.calls,
+                ok: p.ok,
+                sessions: p.sessions,
+                own_tools: p.own_tools,
+            })
+            .collect(),
+    }
 }
 
 /// One tool's use in the window (`row`; `None`: not called), with its last success at any time.

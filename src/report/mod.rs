@@ -17,13 +17,16 @@ use time::OffsetDateTime;
 
 use crate::catalog::Catalog;
 use crate::clock;
-use crate::store::report::{ClientRow, RefusedRow, SearchRow, Span, ToolUsageRow, WorkingSetRow};
+use crate::store::report::{
+    ClientRow, ProjectRow, RefusedRow, SearchRow, Span, ToolUsageRow, WorkingSetRow,
+};
 use crate::upstream::{ServerState, UpstreamStatus};
 
 pub use compute::compute;
 pub use hit_rate::HitRate;
 pub use shape::{
-    Calls, Checks, ClientOut, ListedTool, Report, Searches, Sizes, ToolOut, Usage, Via, WindowOut,
+    Calls, Checks, ClientOut, ListedTool, ProjectOut, ProjectsOut, Report, Searches, Sizes,
+    ToolOut, Usage, Via, WindowOut,
 };
 pub use tokens::{Size, Tokenizer, TokenizerKind};
 
@@ -198,6 +201,9 @@ pub struct Inputs<'a> {
     pub upstream: &'a UpstreamInfo,
     /// Whether search ranks with the configured embedder, or why not (`None`: not configured).
     pub semantic_ranking: Option<String>,
+    /// Calls per known project in the window, and `promote.perProject`.
+    pub projects: &'a [ProjectRow],
+    pub per_project: bool,
 }
 
 #[cfg(test)]

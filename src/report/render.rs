@@ -141,7 +141,50 @@ pub fn text(r: &Report, style: Style) -> String {
         }
         let _ = writeln!(out, "{t}");
     }
+    project_lines(r, style, &mut out);
     out
+}
+
+/// Most projects shown in the text report (`--json` has them all).
+const MAX_PROJECTS_SHOWN: usize = 10;
+
+/// Working sets per project: the setting, then the window's busiest projects.
+fn project_lines(r: &Report, style: Style, out: &mut String) {
+    let p = &r.projects;
+    if p.projects.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "Projects: {} with calls in the window; {} of {} successful calls know their project; \
+         per-project listing {}",
+        num(p.projects.len() as u64),
+        num(p.ok_with_project),
+        num(r.calls.ok),
+        if p.per_project {
+            "on"
+        } else {
+            "off (promote.perProject)"
+        }
+    );
+    let mut t = table(style);
+    t.set_header(cells(&["project", "calls", "sessions", "own tools listed"]));
+    for row in p.projects.iter().take(MAX_PROJECTS_SHOWN) {
+        t.add_row(vec![
+            text_cell(&row.project),
+            right(num(row.calls)),
+            right(num(row.sessions)),
+            right(num(row.own_tools)),
+        ]);
+    }
+    let _ = writeln!(out, "{t}");
+    if p.projects.len() > MAX_PROJECTS_SHOWN {
+        let _ = writeln!(
+            out,
+            "(and {} more: `mws report --json`)",
+            p.projects.len() - MAX_PROJECTS_SHOWN
+        );
+    }
 }
 
 /// One line per server of `servers` (era, tools, status, last error), then its shortened names.

@@ -23,6 +23,7 @@ pub struct Report {
     pub hit_rate: HitRate,
     pub calls: Calls,
     pub clients: Vec<ClientOut>,
+    pub projects: ProjectsOut,
     pub tools: Vec<ToolOut>,
     pub checks: Checks,
 }
@@ -143,6 +144,28 @@ pub struct Calls {
     pub errors: u64,
     pub sessions: u64,
     pub via: Via,
+}
+
+/// Working sets per project (docs/working-set.md#per-project): the setting, and the window's
+/// calls per known project with the tools each lists of its own.
+#[derive(Debug, Clone, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectsOut {
+    pub per_project: bool,
+    /// Successful calls in the window whose project is known.
+    pub ok_with_project: u64,
+    pub projects: Vec<ProjectOut>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectOut {
+    pub project: String,
+    pub calls: u64,
+    pub ok: u64,
+    pub sessions: u64,
+    /// Tools listed in this project's sessions beside those used everywhere.
+    pub own_tools: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]

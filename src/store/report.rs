@@ -50,6 +50,17 @@ pub struct ClientRow {
     pub sessions: u64,
 }
 
+/// One project's calls in the window and the tools it lists of its own.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProjectRow {
+    pub project: String,
+    pub calls: u64,
+    pub ok: u64,
+    pub sessions: u64,
+    /// Rows of `project_tools` for it (promoted from its own sessions).
+    pub own_tools: u64,
+}
+
 /// Searches in the window.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SearchRow {
@@ -262,6 +273,26 @@ impl Store {
                 calls: n(r, 1)?,
                 ok: n(r, 2)?,
                 sessions: n(r, 3)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Calls per known project in the window, most calls first, with its own listed tools.
+    pub fn report_projects(&self, span: &Span) -> Result<Vec<ProjectRow>, StoreError> {
+        let mut st = self.conn.prepare(
+            "SELECT c.project, COUNT(*), SUM(c.ok), COUNT(DISTINCT c.session_id),
+                    (SELECT COUNT(*) FROM project_tools p WHERE p.project = c.project)
+             FROM calls c WHERE c.project IS NOT NULL AND c.ts >= ?1 AND c.ts <= ?2
+             GROUP BY c.project ORDER BY COUNT(*) DESC, c.project",
+        )?;
+        let rows = st.query_map(params![span.since, span.until], |r| {
+            Ok(ProjectRow {
+                project: r.get(0)?,
+                calls: n(r, 1)?,
+                ok: n(r, 2)?,
+                sessions: n(r, 3)?,
+                own_tools: n(r, 4)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -177,6 +177,8 @@ pub fn gather(
         upstream,
         // The page does not show it (`mws report` and `mws doctor` do).
         semantic_ranking: None,
+        projects: &store.report_projects(&span)?,
+        per_project: config.promote.per_project,
     });
     Ok(Status {
         report,

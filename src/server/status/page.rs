@@ -35,6 +35,7 @@ pub fn html(s: &Status, refresh: u32) -> String {
     servers(&mut out, &r.upstream, r.sizes.upstream.tools);
     held(&mut out, s);
     listing(&mut out, s);
+    projects(&mut out, s);
     history(&mut out, s);
     recent(&mut out, s);
     searches(&mut out, s);
@@ -168,6 +169,34 @@ fn listing(out: &mut String, s: &Status) {
             opt(t.since.as_deref().map(day_minute)),
             t.tokens,
             opt(t.usage.last_success.as_deref().map(day_minute))
+        );
+    }
+    out.push_str("</table></div>");
+}
+
+/// Working sets per project: the busiest projects of the window and their own tools.
+fn projects(out: &mut String, s: &Status) {
+    let p = &s.report.projects;
+    if p.projects.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<h2 id=\"projects\">Projects</h2><p>Per-project listing {}: a session in a project lists \
+         the tools used everywhere and its project's own.</p><div class=\"t\">\
+         <table id=\"project-list\"><tr><th>project</th><th class=\"n\">calls</th>\
+         <th class=\"n\">sessions</th><th class=\"n\">own tools</th></tr>",
+        if p.per_project { "on" } else { "off" }
+    );
+    for row in p.projects.iter().take(10) {
+        let _ = write!(
+            out,
+            "<tr><td class=\"w\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td></tr>",
+            esc(&row.project),
+            row.calls,
+            row.sessions,
+            row.own_tools
         );
     }
     out.push_str("</table></div>");
