@@ -10,6 +10,7 @@ mod clients;
 mod model;
 mod mws;
 mod peers;
+mod projects;
 mod servers;
 mod through_mws;
 
