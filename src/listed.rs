@@ -14,7 +14,6 @@ use crate::catalog::Catalog;
 use crate::catalog::exposed;
 use crate::config::{Config, Listing, Promote};
 use crate::policy;
-use crate::promote::Why;
 pub use crate::promote::projects::{SetTool, WorkingSets};
 use crate::store::{self, StoreError};
 
@@ -139,26 +138,10 @@ pub fn hidden_by_policy(catalog: &Catalog, config: &Config) -> usize {
     policy::hidden(catalog, &config.policy)
 }
 
-/// The working set a session of `project` lists (docs/working-set.md#per-project). Unknown
-/// project, or `promote.perProject` off: the user-wide set. Known: the user-wide tools that
-/// are listed everywhere (pins, pin-file pins, team priors, tools used in at least
-/// `everywhereProjects` projects or in no known project), then the project's own tools.
+/// The working set a session of `project` lists: `WorkingSets::for_project`, the rule
+/// (docs/working-set.md#per-project).
 pub fn for_project(sets: &WorkingSets, project: Option<&str>, rules: &Promote) -> Vec<String> {
-    let Some(project) = project.filter(|_| rules.per_project) else {
-        return sets.user.iter().map(|t| t.tool.clone()).collect();
-    };
-    let from = rules.everywhere_projects.max(1);
-    let everywhere = sets.user.iter().filter(|t| match (t.why, t.projects) {
-        (Why::Promoted, Some(n)) => n == 0 || n >= from,
-        _ => true,
-    });
-    let mut seen = HashSet::new();
-    everywhere
-        .map(|t| &t.tool)
-        .chain(sets.projects.get(project).into_iter().flatten())
-        .filter(|t| seen.insert(t.as_str()))
-        .cloned()
-        .collect()
+    sets.for_project(project, rules)
 }
 
 /// The working set as `mws promote` last wrote it: the `working_set` table of `stateDir/state.db`
@@ -184,6 +167,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::promote::Why;
     use crate::store::Store;
 
     fn catalog(names: &[&str]) -> Catalog {

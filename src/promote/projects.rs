@@ -30,6 +30,30 @@ pub struct WorkingSets {
     pub projects: HashMap<String, Vec<String>>,
 }
 
+impl WorkingSets {
+    /// The working set a session of `project` lists (docs/working-set.md#per-project). Unknown
+    /// project, or `promote.perProject` off: the user-wide set. Known: the user-wide tools that
+    /// are listed everywhere (pins, pin-file pins, team priors, tools used in at least
+    /// `everywhereProjects` projects or in no known project), then the project's own tools.
+    pub fn for_project(&self, project: Option<&str>, rules: &Promote) -> Vec<String> {
+        let Some(project) = project.filter(|_| rules.per_project) else {
+            return self.user.iter().map(|t| t.tool.clone()).collect();
+        };
+        let from = rules.everywhere_projects.max(1);
+        let everywhere = self.user.iter().filter(|t| match (t.why, t.projects) {
+            (Why::Promoted, Some(n)) => n == 0 || n >= from,
+            _ => true,
+        });
+        let mut seen = HashSet::new();
+        everywhere
+            .map(|t| &t.tool)
+            .chain(self.projects.get(project).into_iter().flatten())
+            .filter(|t| seen.insert(t.as_str()))
+            .cloned()
+            .collect()
+    }
+}
+
 /// One project's decision table and listing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProjectOutcome {

@@ -1,7 +1,7 @@
 //! `mws what-if` with and without working sets per project (docs/working-set.md#per-project): the
 //! recorded calls replayed night by night under one setting, promoting user-wide and per project
 //! with `promote::decide` (as `mws promote` does), and each call counted against what its session
-//! would have listed: the user-wide set, or `listed::for_project` for its project. Pure: no I/O,
+//! would have listed: the user-wide set, or `WorkingSets::for_project` for its project. Pure: no I/O,
 //! no clock, no SQL.
 
 use std::collections::{HashMap, HashSet};
@@ -11,7 +11,6 @@ use time::{Date, Duration, OffsetDateTime, Time};
 
 use super::{World, parse_date};
 use crate::config::Promote;
-use crate::listed;
 use crate::promote::projects::{SetTool, WorkingSets};
 use crate::promote::{self, Inputs, Listed, Usage};
 
@@ -221,7 +220,7 @@ pub fn replay_projects(
             for (i, project) in [None, c.project].into_iter().enumerate() {
                 let (set, n) = listed_for.entry(project).or_insert_with(|| {
                     let p = project.map(|p| projects[p as usize].as_str());
-                    let names = listed::for_project(&sets, p, rules);
+                    let names = sets.for_project(p, rules);
                     let n = *tokens
                         .entry(names.clone())
                         .or_insert_with_key(|k| (world.tokens)(k));

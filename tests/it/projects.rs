@@ -325,3 +325,111 @@ fn what_if_shows_what_per_project_listing_pays() {
             .all(|t| !t.starts_with("browser"))
     );
 }
+
+/// Runs `tests/peers/roots_client.py` against `url` with `root`; its JSON.
+fn roots_client(url: &str, root: &str, tool: &str) -> Value {
+    let out = std::process::Command::new(support::root().join(".venv/bin/python"))
+        .arg(support::root().join("tests/peers/roots_client.py"))
+        .args([url, root, tool])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "roots client ({root}): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Over 2025 HTTP, a session's project is its client's first root: the official Python SDK
+/// client answering `roots/list` with one project gets that project's tools, another project's
+/// client gets its own, a client with no roots (or too slow to answer) the user-wide set; a
+/// session asks once; its calls are stored under its project.
+#[test]
+fn over_http_a_sessions_project_is_its_first_root() {
+    support::peers::ensure();
+    let dir = tempfile::tempdir().unwrap();
+    let tools_file = dir.path().join("tools.json");
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .map(|t| {
+            json!({"name": t, "description": format!("The {t} tool."),
+                        "inputSchema": {"type": "object"}})
+        })
+        .collect();
+    std::fs::write(&tools_file, Value::Array(tools).to_string()).unwrap();
+    let script = support::root().join("tests/it/support/catalog_stdio.py");
+    let python = support::root().join(".venv/bin/python");
+    let config = json!({
+        "upstream": {"command": python, "args": [script, tools_file]},
+        "transcripts": [],
+        "listing": "working-set",
+        "promote": {"schedule": "off"},
+    });
+    let state = dir.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let db = state.join("state.db");
+    crate::support::serve::write_working_set(&db, &["git_status", "sentry_issues", "browser_open"]);
+    {
+        let store = mws::store::Store::open(&db).unwrap();
+        store
+            .conn()
+            .execute_batch(
+                "UPDATE working_set SET projects = 1 WHERE tool <> 'git_status';
+                 UPDATE working_set SET projects = 2 WHERE tool = 'git_status';
+                 INSERT INTO project_tools (project, tool, position, reason, since) VALUES
+                   ('/nowhere/api', 'sentry_issues', 0, 'promoted', '2026-11-29T00:00:00.000Z'),
+                   ('/nowhere/web', 'browser_open', 0, 'promoted', '2026-11-29T00:00:00.000Z');",
+            )
+            .unwrap();
+    }
+    let served = crate::support::serve::start_in(dir, &config, &[]);
+    let listed = |v: &Value, key: &str| -> Vec<String> {
+        v[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap().to_string())
+            .filter(|n| !matches!(n.as_str(), "search_tools" | "call_tool"))
+            .collect()
+    };
+    let api = roots_client(&served.url, "file:///nowhere/api/", "git_status");
+    assert_eq!(
+        listed(&api, "tools"),
+        ["git_status", "sentry_issues"],
+        "{api}"
+    );
+    assert_eq!(listed(&api, "again"), listed(&api, "tools"));
+    let web = roots_client(&served.url, "file:///nowhere/web", "git_status");
+    assert_eq!(
+        listed(&web, "tools"),
+        ["git_status", "browser_open"],
+        "{web}"
+    );
+    let user_wide = ["git_status", "sentry_issues", "browser_open"];
+    for root in ["none", "slow", "https://example.invalid/x", "file:///a%zzb"] {
+        let v = roots_client(&served.url, root, "git_status");
+        assert_eq!(listed(&v, "tools"), user_wide, "{root}: {v}");
+    }
+    // The calls are stored under each session's project.
+    let conn = rusqlite::Connection::open(served.db()).unwrap();
+    let mut st = conn
+        .prepare("SELECT project FROM calls WHERE tool = 'git_status' ORDER BY id")
+        .unwrap();
+    let projects: Vec<Option<String>> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        projects,
+        [
+            Some("/nowhere/api".to_string()),
+            Some("/nowhere/web".to_string()),
+            None,
+            None,
+            None,
+            None
+        ]
+    );
+}

@@ -255,6 +255,31 @@ async fn with_progress(
         .unwrap_or(Value::Null)
 }
 
+/// Asks the client of `session` for its roots (`roots/list`) on `out` and waits at most `budget`
+/// for the answer; the project of its first `file://` root (`crate::project::from_file_uri`), or
+/// `None` when it has none, refuses, answers garbage or does not answer in time.
+pub async fn ask_roots(
+    pending: &Pending,
+    session: &str,
+    budget: Duration,
+    out: &mpsc::UnboundedSender<String>,
+) -> Option<String> {
+    let (id, rx) = pending.register(session);
+    let _ = out.send(sse::event(&mcp::request(
+        &json!(id),
+        "roots/list",
+        json!({}),
+    )));
+    let reply = tokio::select! {
+        r = tokio::time::timeout(budget, rx) => r.ok().and_then(Result::ok),
+        () = out.closed() => None,
+    };
+    pending.forget(std::slice::from_ref(&id));
+    let roots = reply?;
+    let first = roots.pointer("/result/roots/0/uri")?.as_str()?;
+    crate::project::from_file_uri(first)
+}
+
 /// Sends each of `result`'s `inputRequests` to the client and collects its answers by key, all
 /// within `budget`.
 async fn ask(

@@ -12,10 +12,10 @@ use serde_json::{Map, Value};
 use crate::mcp::{self, Caller, Era, LEGACY_VERSIONS, code, json_len};
 use crate::server::answer::input;
 use crate::server::answer::{self, Http};
-use crate::server::http::modern;
 use crate::server::http::reply::{
     AppState, Request, SESSION_HEADER, error_reply, header_str, json_reply,
 };
+use crate::server::http::{modern, roots};
 use crate::server::relay::sessions::{
     MAX_SESSION_CAPABILITIES_BYTES, cap_client_name, negotiate_legacy,
 };
@@ -79,6 +79,9 @@ pub(super) async fn post(st: &AppState, msg: Map<String, Value>, req: Request<'_
             }
             Err(e) => return error_reply(StatusCode::OK, &id, e.code, &e.message, e.data),
         }
+    }
+    if roots::asks_roots(st, &msg, &caller, accepts_sse) {
+        return roots::list_after_roots(st, msg, caller);
     }
     let mut caller = caller;
     let way = answer::decide(&st.proxy, &msg, &mut caller, accepts_sse, log_level);
@@ -200,7 +203,7 @@ fn of_session(
         client: session.client.or(user_agent),
         session: Some(sid.to_string()),
         input: session.input,
-        project: None,
+        project: session.project,
     };
     Ok((caller, session.log_level))
 }

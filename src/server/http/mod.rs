@@ -9,3 +9,4 @@ pub mod guards;
 mod legacy_post;
 pub mod modern;
 mod reply;
+mod roots;

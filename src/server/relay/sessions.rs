@@ -68,6 +68,10 @@ pub struct LegacySession {
     /// Resource URIs the client subscribed to (`resources/subscribe`); their updates go to its GET
     /// stream (`relay::subscriptions`).
     pub subscriptions: BTreeSet<String>,
+    /// The session's project (`crate::project`), from its first root; `None` until known.
+    pub project: Option<std::sync::Arc<str>>,
+    /// Whether mws has asked the client for its roots (once per session).
+    pub roots_asked: bool,
     last_seen: Instant,
 }
 
@@ -132,6 +136,8 @@ impl Sessions {
             log_level: None,
             input: None,
             subscriptions: BTreeSet::new(),
+            project: None,
+            roots_asked: false,
             last_seen: now,
         };
         let end = watch::Sender::new(());
@@ -173,6 +179,27 @@ impl Sessions {
         let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(e) = map.get_mut(id) {
             e.session.input = input;
+        }
+    }
+
+    /// Marks the session's roots as asked for; true when this call is the first to (so exactly
+    /// one request asks), false when they were asked already or the session is unknown.
+    pub fn ask_roots_once(&self, id: &str) -> bool {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        match map.get_mut(id) {
+            Some(e) if !e.session.roots_asked => {
+                e.session.roots_asked = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Keeps the session's project (from its roots) for its later requests.
+    pub fn set_project(&self, id: &str, project: Option<std::sync::Arc<str>>) {
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = map.get_mut(id) {
+            e.session.project = project;
         }
     }
 

@@ -1,0 +1,38 @@
+"""A 2025 (legacy) MCP client of the official Python SDK that declares `roots` and answers
+`roots/list` with ROOT (a file:// URI; "none" answers no roots, "slow" never answers in time),
+lists the tools twice, calls TOOL with {} and prints {"tools": [...], "again": [...], "call":
+text} as JSON (a call the upstream refuses prints its error as the text).
+Used by tests/it/projects.rs.
+
+usage: roots_client.py URL ROOT TOOL
+"""
+
+import json
+import sys
+
+import anyio
+from mcp import Client, types
+
+
+async def main(url, root, tool):
+    async def list_roots(context):
+        if root == "slow":
+            await anyio.sleep(5)
+        roots = [] if root in ("none", "slow") else [types.Root(uri=root, name="project")]
+        return types.ListRootsResult(roots=roots)
+
+    async with Client(url, mode="legacy", list_roots_callback=list_roots) as c:
+        tools = (await c.list_tools()).model_dump(by_alias=True, exclude_none=True)["tools"]
+        again = (await c.list_tools()).model_dump(by_alias=True, exclude_none=True)["tools"]
+        try:
+            result = await c.call_tool(tool, {})
+            d = result.model_dump(by_alias=True, exclude_none=True)
+            text = "\n".join(x.get("text", "") for x in d.get("content", []) if x.get("type") == "text")
+        except Exception as e:  # the upstream may refuse the call: only its row matters
+            text = f"error: {e}"
+        print(json.dumps({"tools": [t["name"] for t in tools],
+                          "again": [t["name"] for t in again], "call": text}))
+
+
+if __name__ == "__main__":
+    anyio.run(main, *sys.argv[1:4])
