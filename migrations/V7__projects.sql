@@ -40,6 +40,6 @@ CREATE TABLE project_transitions (
     PRIMARY KEY (run_id, project, tool)
 );
 
--- How many projects used each listed tool (successful calls within keepDays): a tool used in
+-- How many projects used each listed tool (a successful call within windowDays, or listing it): a tool used in
 -- `promote.everywhereProjects` projects or more, or in none known, is listed in every session.
 ALTER TABLE working_set ADD COLUMN projects INTEGER;

@@ -104,7 +104,7 @@ pub struct Decided {
     pub declared_seen: Vec<(String, String)>,
     /// Each project's decisions and listing (empty with `promote.perProject` off).
     pub projects: Vec<ProjectOutcome>,
-    /// How many projects used each tool within `keepDays`.
+    /// How many projects used each tool in the window or list it.
     pub projects_per_tool: HashMap<String, u32>,
 }
 
@@ -155,20 +155,20 @@ pub fn decide_now(
         catalog: names.as_ref(),
         team: &team,
     });
-    let keep = promote::cutoff(now_t, config.promote.keep_days);
-    let project_usage = store.project_usage(&window, &keep)?;
-    let projects_per_tool = crate::store::projects::projects_per_tool(&project_usage);
+    let before_projects = store.project_sets()?;
+    let project_usage = store.project_usage(&window, &before_projects)?;
     let projects = if config.promote.per_project {
         promote::projects::decide_projects(
             now_t,
             &config.promote,
-            &store.project_sets()?,
+            &before_projects,
             &project_usage,
             names.as_ref(),
         )
     } else {
         Vec::new()
     };
+    let projects_per_tool = crate::store::projects::projects_per_tool(&project_usage, &projects);
     Ok(Decided {
         outcome,
         declared_seen,

@@ -17,7 +17,7 @@ pub struct SetTool {
     pub tool: String,
     /// Why it is listed (`working_set.reason`).
     pub why: Why,
-    /// How many projects used it within `keepDays` (`working_set.projects`); `None` for a row
+    /// How many projects used it within `windowDays` or list it (`working_set.projects`); `None` for a row
     /// written before projects were counted.
     pub projects: Option<u32>,
 }
@@ -61,9 +61,10 @@ pub struct ProjectOutcome {
     pub outcome: Outcome,
 }
 
-/// Decides every project that has calls in the history's sums (`usage`: project and the tool's
-/// sums within the project) or listed tools before the run (`before`), in project order.
-/// A project left with nothing listed and nothing to show is left out.
+/// Decides every project that has a tool past the promotion thresholds in the history's sums
+/// (`usage`: project and the tool's sums within the project) or listed tools before the run
+/// (`before`), in project order. Tools below the thresholds and not listed before are left out
+/// of the table (they stay unlisted); a project with nothing to decide is left out.
 pub fn decide_projects(
     now: OffsetDateTime,
     rules: &Promote,
@@ -71,9 +72,19 @@ pub fn decide_projects(
     usage: &[(String, Usage)],
     catalog: Option<&HashSet<String>>,
 ) -> Vec<ProjectOutcome> {
+    // Only what can be listed after the run needs deciding: a tool past the promotion
+    // thresholds, or one the project listed before (kept, demoted or dropped). The rest would
+    // only fill the table with "unchanged" rows.
+    let listed_before: HashSet<(&str, &str)> = before
+        .iter()
+        .flat_map(|(p, l)| l.iter().map(move |l| (p.as_str(), l.tool.as_str())))
+        .collect();
     let mut by_project: BTreeMap<&str, Vec<Usage>> = BTreeMap::new();
     for (p, u) in usage {
-        by_project.entry(p).or_default().push(u.clone());
+        let passes = u.sessions >= rules.min_sessions && u.calls >= rules.min_calls;
+        if passes || listed_before.contains(&(p.as_str(), u.tool.as_str())) {
+            by_project.entry(p).or_default().push(u.clone());
+        }
     }
     for p in before.keys() {
         by_project.entry(p).or_default();
@@ -137,11 +148,11 @@ mod tests {
             .iter()
             .map(|o| (o.project.as_str(), listed(o)))
             .collect();
+        // The notes folder has nothing past the thresholds: nothing to decide there.
         assert_eq!(
             names,
             [
                 ("/w/api", vec!["db_query", "sentry"]),
-                ("/w/notes", vec![]),
                 ("/w/web", vec!["browser"]),
             ]
         );
