@@ -102,11 +102,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function("per_project_100_projects_1M_rows", |b| {
         b.iter(|| {
             let window = promote::cutoff(now, rules.window_days);
-            let keep = promote::cutoff(now, rules.keep_days);
-            let usage = store.project_usage(&window, &keep).unwrap();
-            let per_tool = mws::store::projects::projects_per_tool(&usage);
-            let out =
-                promote::projects::decide_projects(now, &rules, &Default::default(), &usage, None);
+            let before = std::collections::BTreeMap::new();
+            let usage = store.project_usage(&window, &before).unwrap();
+            let out = promote::projects::decide_projects(now, &rules, &before, &usage, None);
+            let per_tool = mws::store::projects::projects_per_tool(&usage, &out);
             black_box((out.len(), per_tool.len()))
         })
     });
