@@ -1,6 +1,7 @@
 //! `mws what-if` on a database with 1,000,000 calls over 45 days and the default 24-setting grid
 //! (plus the config's own setting): loading every call, the replay and the token counts, timed
-//! with criterion. The database is the one `benches/report.rs` builds (same generator, same
+//! with criterion; and the config's own setting replayed with one working set for all and per
+//! project (the sessions spread over about 20 projects). The database is the one `benches/report.rs` builds (same generator, same
 //! parameters, same cache file under target/bench-report/).
 //!
 //! `cargo bench --bench whatif`; `MWS_BENCH_CALLS=200000` for a smaller database.
@@ -10,7 +11,7 @@ mod history_db;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mws::clock;
-use mws::cmd::whatif::gather;
+use mws::cmd::whatif::{gather, gather_projects};
 use mws::config::Config;
 use mws::report::{Tokenizer, TokenizerKind, Window};
 use mws::whatif::grid::{self, Axes};
@@ -48,6 +49,9 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.bench_function(format!("grid_{}", settings.len()), |b| {
         b.iter(|| gather(&store, &config, Some(&cat), now, &w, &tok, &settings).unwrap())
+    });
+    group.bench_function("current_setting_with_and_without_projects", |b| {
+        b.iter(|| gather_projects(&store, &config, Some(&cat), now, &w, &tok).unwrap())
     });
     group.finish();
 }

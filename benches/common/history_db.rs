@@ -47,7 +47,7 @@ pub fn open() -> (usize, Catalog, Store) {
 pub fn database(calls: usize, cat: &Catalog) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-report");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("calls-{calls}-v1.db"));
+    let path = dir.join(format!("calls-{calls}-v2.db"));
     if path.exists() {
         return path;
     }
@@ -60,15 +60,20 @@ pub fn database(calls: usize, cat: &Catalog) -> PathBuf {
         tools: cat.names().map(str::to_string).collect(),
         pins: vec!["read_text_file".into()],
     });
-    let tmp = dir.join(format!("calls-{calls}-v1.db.tmp"));
+    let tmp = dir.join(format!("calls-{calls}-v2.db.tmp"));
     let _ = std::fs::remove_file(&tmp);
     let mut store = Store::open(&tmp).unwrap();
     store
         .seed_history(&h.calls, &h.searches, &h.runs, &h.working_set)
         .unwrap();
+    // Each session works in one of about 20 projects, picked from its id's last two characters.
     store
         .conn()
-        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;")
+        .execute_batch(
+            "UPDATE calls SET project = '/home/dev/src/project-' ||
+               ((unicode(substr(session_id, -1)) * 7 + unicode(substr(session_id, -2, 1))) % 20);
+             PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;",
+        )
         .unwrap();
     drop(store);
     std::fs::rename(&tmp, &path).unwrap();
