@@ -366,6 +366,8 @@ fn failure(e: CaughtError<'_>, parsing: bool) -> Failure {
             ex.message().unwrap_or_default(),
             ex.stack().unwrap_or_default(),
         ),
+        // The engine throws `null` when it runs out of memory while making its own error.
+        CaughtError::Value(v) if v.is_null() => return Failure::Limit(Limit::Memory),
         CaughtError::Value(v) => (
             "Error".into(),
             v.ctx()

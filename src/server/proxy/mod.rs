@@ -331,6 +331,11 @@ impl Proxy {
             RUN_SCRIPT if self.config.code_mode.enabled => {
                 self.run_script(params.get("arguments"), ctx, caller).await
             }
+            RUN_SCRIPT => Ok(crate::server::proxy::calls::text_result(
+                "run_script is off in mws's config (`codeMode.enabled`); call tools one by one"
+                    .into(),
+                true,
+            )),
             _ => {
                 self.forward_call(&name, params, ctx, "direct", caller, true)
                     .await

@@ -212,8 +212,8 @@ fn answer(outcome: &Outcome, limits: &Limits) -> Value {
         Err(f) => {
             let made = match outcome.calls {
                 0 => String::new(),
-                1 => " It had made 1 tool call.".into(),
-                n => format!(" It had made {n} tool calls."),
+                1 => "\n(it had made 1 tool call)".into(),
+                n => format!("\n(it had made {n} tool calls)"),
             };
             text_result(format!("{}{made}", failure_text(f, limits)), true)
         }
@@ -227,12 +227,12 @@ fn answer(outcome: &Outcome, limits: &Limits) -> Value {
 }
 
 fn failure_text(f: &Failure, limits: &Limits) -> String {
-    let at = |line: &Option<u32>| line.map(|l| format!(" (line {l})")).unwrap_or_default();
+    let at = |line: &Option<u32>| line.map(|l| format!(" at line {l}")).unwrap_or_default();
     match f {
         Failure::Syntax { message, line } => {
-            format!("the script does not parse: {message}{}", at(line))
+            format!("the script does not parse{}: {message}", at(line))
         }
-        Failure::Thrown { message, line } => format!("the script threw {message}{}", at(line)),
+        Failure::Thrown { message, line } => format!("the script threw{}: {message}", at(line)),
         Failure::NeverSettled => "the script awaited a promise that can never settle (only \
                                   tools.* calls and the script's own promises settle)"
             .into(),
