@@ -241,6 +241,7 @@ impl Proxy {
             hints: &self.config.backend_hints,
             upstream_instructions: status.instructions.as_deref(),
             down: &down,
+            code_mode: self.config.code_mode.enabled,
         })
     }
 

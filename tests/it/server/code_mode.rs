@@ -75,6 +75,38 @@ async fn run_script_is_listed_only_when_enabled_and_costs_under_150_tokens() {
     );
 }
 
+/// The first result of `search_tools` for `query`.
+async fn found(h: &Harness, query: &str) -> Value {
+    let call = modern(
+        3,
+        "tools/call",
+        json!({"name": "search_tools", "arguments": {"query": query}}),
+    );
+    let (status, body) = post_modern(h, &call).await;
+    assert_eq!(status, 200, "{body}");
+    let reply: Value = serde_json::from_str(text(&body["result"])).unwrap();
+    reply["results"][0].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_results_show_a_typed_call_for_scripts_in_code_mode_only() {
+    let on = Harness::start_configured(&[], enabled).await;
+    let hit = found(&on, "mail_send_message").await;
+    assert_eq!(
+        hit["script"],
+        "await tools.mail_send_message(args: {to: string; cc?: string | null}): Promise<any>"
+    );
+    let ranked = found(&on, "create a calendar event").await;
+    assert_eq!(
+        ranked["script"],
+        "await tools.calendar_create_event(args: {title?: string}): Promise<any>"
+    );
+    let off = Harness::start(&[]).await;
+    let hit = found(&off, "mail_send_message").await;
+    assert_eq!(hit["name"], "mail_send_message");
+    assert_eq!(hit.get("script"), None, "{hit}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_script_chains_calls_and_only_its_answer_reaches_the_model() {
     let h = Harness::start_configured(&[], enabled).await;
