@@ -130,11 +130,10 @@ fn run_script() -> Value {
     json!({
         "name": RUN_SCRIPT,
         "title": "Run a script",
-        "description": "Run the body of an async JavaScript function in a sandbox, where every \
-                        tool is `await tools.<name>(args)` (search_tools shows each signature): \
-                        it resolves to the tool's structured result or text and throws on error. \
-                        Only what you `return` comes back: chain many calls, filter, and return \
-                        a summary. No network, files or clock.",
+        "description": "Run an async JavaScript function body in a sandbox where every tool is \
+                        `await tools.<name>(args)` (search_tools shows signatures): it resolves \
+                        to the tool's structured result or text, and throws on error. Only what \
+                        you `return` comes back: chain calls, filter, return a summary.",
         "inputSchema": {
             "type": "object",
             "properties": {"code": {"type": "string"}},
