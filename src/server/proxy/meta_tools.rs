@@ -113,15 +113,25 @@ pub fn definitions(catalog: &Catalog, config: &Config) -> Vec<Value> {
     {
         defs.push(read_only_call());
     }
-    if config.code_mode.enabled {
-        defs.push(run_script());
-    }
     for t in &mut defs {
         if let Some(o) = t.as_object_mut() {
             mark_always_load(o);
         }
     }
+    if config.code_mode.enabled {
+        defs.push(run_script_listed());
+    }
     defs
+}
+
+/// `run_script` as listed (with `alwaysLoad`): with the other meta-tools, and after every tool
+/// when every tool is listed, since a script saves round trips whatever is listed.
+pub fn run_script_listed() -> Value {
+    let mut def = run_script();
+    if let Some(o) = def.as_object_mut() {
+        mark_always_load(o);
+    }
+    def
 }
 
 /// `run_script` (code mode, `codeMode.enabled`): kept short, since every request pays for it;
