@@ -59,7 +59,7 @@ fn pr(n: u64) -> Value {
 fn checks(n: u64) -> Value {
     let runs: Vec<Value> = (0..CHECKS)
         .map(|c| {
-            let failed = (n + c) % 9 == 0;
+            let failed = (n + c).is_multiple_of(9);
             json!({"name": format!("ci/job-{c}"), "status": "completed",
                    "conclusion": if failed { "failure" } else { "success" },
                    "started_at": "2026-11-20T10:05:00Z", "completed_at": "2026-11-20T10:12:41Z",

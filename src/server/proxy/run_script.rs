@@ -16,7 +16,7 @@ use crate::mcp::{Caller, RpcError};
 use crate::script::{self, Failure, Host, Limit, Limits, Outcome, Reply, Returned, STACK_BYTES};
 use crate::server::proxy::Proxy;
 use crate::server::proxy::call_meta::Target;
-use crate::server::proxy::calls::{asks_input, text_result};
+use crate::server::proxy::calls::{is_input_request, text_result};
 use crate::server::proxy::meta_tools::RUN_SCRIPT;
 use crate::store::ScriptRecord;
 use crate::upstream::CallContext;
@@ -141,16 +141,11 @@ impl Proxy {
             .await
         {
             Err(e) => Reply::Error(e.message),
-            Ok(r) => {
-                let r = Ok(r);
-                if asks_input(&r) {
-                    return Reply::Error(format!(
-                        "tools.{name} asks the user for input, which a script cannot give; \
-                         call it with call_tool instead"
-                    ));
-                }
-                reply_of(r.unwrap_or_default())
-            }
+            Ok(r) if is_input_request(&r) => Reply::Error(format!(
+                "tools.{name} asks the user for input, which a script cannot give; call it with \
+                 call_tool instead"
+            )),
+            Ok(r) => reply_of(r),
         }
     }
 }

@@ -186,8 +186,6 @@ async fn a_denied_tool_is_refused_inside_a_script_and_logged_so() {
         "await tools.mail_list_labels();\nreturn await tools.mail_send_message({to: 'a@b.c'});",
     )
     .await;
-    assert_eq!(result["isError"], json!(true), "{result}");
-    let t = text(&result);
     check_error(
         &result,
         "the script threw at line 2: Error: mail_send_message may not be called: the policy in \
