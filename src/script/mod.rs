@@ -109,7 +109,8 @@ pub enum Failure {
     NeverSettled,
 }
 
-/// A run: its result, the tool calls it made, and the most memory the engine held.
+/// A run: its result, the tool calls it made, and the most memory the engine held (at a tool call
+/// or at the end).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
     pub result: Result<Returned, Failure>,
@@ -137,6 +138,8 @@ struct Shared {
     stop: Cell<Option<Limit>>,
     calls: Cell<u32>,
     logs: RefCell<String>,
+    /// The most memory the engine held at a tool call or at the end.
+    peak: Cell<u64>,
 }
 
 /// Runs `code` under `limits`, each tool call through `host`. Blocks: run it off the async
@@ -147,6 +150,7 @@ pub fn run(code: &str, limits: &Limits, host: Host) -> Outcome {
         stop: Cell::new(None),
         calls: Cell::new(0),
         logs: RefCell::new(String::new()),
+        peak: Cell::new(0),
     });
     let (result, memory_bytes) = match engine(limits) {
         Ok((rt, cx)) => {
@@ -163,7 +167,7 @@ pub fn run(code: &str, limits: &Limits, host: Host) -> Outcome {
             })));
             let result = cx.with(|ctx| run_in(&ctx, code, limits, host, &shared));
             let used = rt.memory_usage().malloc_size.max(0) as u64;
-            (result, used)
+            (result, used.max(shared.peak.get()))
         }
         Err(_) => (Err(Failure::Limit(Limit::Memory)), 0),
     };
@@ -240,13 +244,17 @@ fn install(
     let s = shared.clone();
     // The engine never calls back into the host while the host runs: one borrow at a time.
     let host = RefCell::new(host);
-    let call = Function::new(ctx.clone(), move |name: String, args: String| -> String {
-        let reply = bridge(&s, max_calls, &mut host.borrow_mut(), &name, &args);
-        match reply {
-            Reply::Value(v) => json!({"v": v}).to_string(),
-            Reply::Error(e) => json!({"e": e}).to_string(),
-        }
-    })?;
+    let call = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'_>, name: String, args: String| {
+            s.peak.set(s.peak.get().max(memory_now(&ctx)));
+            let reply = bridge(&s, max_calls, &mut host.borrow_mut(), &name, &args);
+            match reply {
+                Reply::Value(v) => json!({"v": v}).to_string(),
+                Reply::Error(e) => json!({"e": e}).to_string(),
+            }
+        },
+    )?;
     let s = shared.clone();
     let log = Function::new(ctx.clone(), move |line: String| {
         let mut logs = s.logs.borrow_mut();
@@ -263,6 +271,19 @@ fn install(
     let mut options = rquickjs::context::EvalOptions::default();
     options.filename = Some("mws".into());
     ctx.eval_with_options::<(), _>(PRELUDE, options)
+}
+
+/// The memory the engine holds now, by its own count.
+fn memory_now(ctx: &Ctx<'_>) -> u64 {
+    let mut usage = std::mem::MaybeUninit::<rquickjs::qjs::JSMemoryUsage>::zeroed();
+    // SAFETY: `ctx` is a live context of this thread's runtime, and computing the usage only
+    // reads the runtime's own counters into `usage`, which it fills whole.
+    let usage = unsafe {
+        let rt = rquickjs::qjs::JS_GetRuntime(ctx.as_raw().as_ptr());
+        rquickjs::qjs::JS_ComputeMemoryUsage(rt, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    usage.malloc_size.max(0) as u64
 }
 
 /// One tool call from the script, under the call and time limits.

@@ -86,6 +86,16 @@ fn a_loop_of_calls_returns_only_its_answer() {
 }
 
 #[test]
+fn memory_held_at_a_tool_call_is_measured() {
+    let (out, _) = run_with(
+        "const big = 'x'.repeat(2_000_000); await tools.add({a: 1}); return big.length",
+        &limits(),
+    );
+    assert_eq!(out.result, Ok(Returned::Json("2000000".into())));
+    assert!(out.memory_bytes > 2_000_000, "{}", out.memory_bytes);
+}
+
+#[test]
 fn a_failing_tool_throws_its_message_where_it_was_called() {
     assert_eq!(
         thrown("const a = 1;\nawait tools.fail({});\nreturn a;"),
