@@ -97,7 +97,7 @@ impl<'a> ClaudeCode<'a> {
         };
         let tool = match resolved {
             Resolved::Tool(t) => t,
-            Resolved::Search => return,
+            Resolved::NotACall => return,
             Resolved::CallTool => {
                 match block
                     .get("input")
