@@ -91,6 +91,8 @@ pub struct Proxy {
     pub(crate) stateless: StatelessSessions,
     pub(crate) guard: Guard,
     pub(crate) results: Arc<Results>,
+    /// Code mode's scripts running at once (`run_script::MAX_RUNNING_SCRIPTS`).
+    pub(crate) scripts: tokio::sync::Semaphore,
 }
 
 impl Proxy {
@@ -119,6 +121,7 @@ impl Proxy {
             stateless: StatelessSessions::default(),
             guard,
             results,
+            scripts: tokio::sync::Semaphore::new(run_script::MAX_RUNNING_SCRIPTS),
         })
     }
 

@@ -25,6 +25,10 @@ use crate::upstream::CallContext;
 /// in the engine's memory.
 pub const MAX_CODE_BYTES: usize = 64 * 1024;
 
+/// Scripts running at once; a further one waits for a slot. Raising it lets more engines (each up
+/// to `codeMode.memoryMb`) and blocking threads run together.
+pub const MAX_RUNNING_SCRIPTS: usize = 4;
+
 /// One tool call from the script's thread, with where its answer goes.
 struct ToolCall {
     name: String,
@@ -64,6 +68,8 @@ impl Proxy {
         };
         let limits = Limits::of(&self.config.code_mode);
         let start = Instant::now();
+        // Never closed: the permit is only ever waited for.
+        let _slot = self.scripts.acquire().await.ok();
         let deadline = start + limits.run_time;
         let (tx, mut rx) = mpsc::channel::<ToolCall>(1);
         let job = tokio::task::spawn_blocking(move || script::run(&code, &limits, host(tx)));
