@@ -92,7 +92,7 @@ pub struct Proxy {
     pub(crate) guard: Guard,
     pub(crate) results: Arc<Results>,
     /// Code mode's scripts running at once (`run_script::MAX_RUNNING_SCRIPTS`).
-    pub(crate) scripts: tokio::sync::Semaphore,
+    pub(crate) scripts: Arc<tokio::sync::Semaphore>,
 }
 
 impl Proxy {
@@ -121,7 +121,7 @@ impl Proxy {
             stateless: StatelessSessions::default(),
             guard,
             results,
-            scripts: tokio::sync::Semaphore::new(run_script::MAX_RUNNING_SCRIPTS),
+            scripts: Arc::new(tokio::sync::Semaphore::new(run_script::MAX_RUNNING_SCRIPTS)),
         })
     }
 

@@ -68,11 +68,15 @@ impl Proxy {
         };
         let limits = Limits::of(&self.config.code_mode);
         let start = Instant::now();
-        // Never closed: the permit is only ever waited for.
-        let _slot = self.scripts.acquire().await.ok();
+        // Never closed: the permit is only ever waited for. It goes with the script's thread, so
+        // a script whose client went away still holds its slot until it ends.
+        let slot = self.scripts.clone().acquire_owned().await.ok();
         let deadline = start + limits.run_time;
         let (tx, mut rx) = mpsc::channel::<ToolCall>(1);
-        let job = tokio::task::spawn_blocking(move || script::run(&code, &limits, host(tx)));
+        let job = tokio::task::spawn_blocking(move || {
+            let _slot = slot;
+            script::run(&code, &limits, host(tx))
+        });
         tokio::pin!(job);
         let outcome = loop {
             tokio::select! {
