@@ -27,6 +27,10 @@ pub const MAX_LOG_BYTES: usize = 4096;
 /// "stack" stops the script; the thread's own stack (2 MiB for a blocking task) bounds it.
 pub const STACK_BYTES: usize = 512 * 1024;
 
+/// A script's memory is measured at every this many tool calls (and at the end): measuring walks
+/// the engine's heap. Lowering it measures more often and costs each call more.
+pub const MEMORY_SAMPLE_EVERY: u32 = 8;
+
 /// What `tools`, `console` and the call bridge are made of; run before the script, in a file of
 /// its own so that its frames never carry the script's line numbers.
 const PRELUDE: &str = include_str!("prelude.js");
@@ -138,7 +142,7 @@ struct Shared {
     stop: Cell<Option<Limit>>,
     calls: Cell<u32>,
     logs: RefCell<String>,
-    /// The most memory the engine held at a tool call or at the end.
+    /// The most memory the engine held at a sampled tool call (`MEMORY_SAMPLE_EVERY`).
     peak: Cell<u64>,
 }
 
