@@ -34,6 +34,8 @@ pub mod policy;
 pub mod promote;
 // results: big results cut to a budget, their pages kept in memory
 pub mod results;
+// script: code mode's sandbox: a JavaScript script whose tool calls go out through a callback
+pub mod script;
 // embed: sentence vectors: a local model or an endpoint
 pub mod embed;
 // setup: `mws setup import` and `undo`: other clients' registrations

@@ -91,6 +91,7 @@ fn evaluate_with(
             prior: prior.as_ref(),
             semantic: None,
             always_answer: false,
+            script: false,
         };
         let reply = index.search_with(query, &listed, &opts);
         check_reply(query, &reply.text, reply.mode);

@@ -21,9 +21,11 @@ use crate::catalog::Catalog;
 pub const SEARCH_TOOLS: &str = "search_tools";
 pub const CALL_TOOL: &str = "call_tool";
 pub const CALL_READ_ONLY_TOOL: &str = "call_read_only_tool";
+/// Code mode's meta-tool (`codeMode.enabled`): a script that calls tools.
+pub const RUN_SCRIPT: &str = "run_script";
 
 /// mws's meta-tools' names, in listing order: no upstream tool is exposed under one of them.
-pub const META_NAMES: [&str; 3] = [SEARCH_TOOLS, CALL_TOOL, CALL_READ_ONLY_TOOL];
+pub const META_NAMES: [&str; 4] = [SEARCH_TOOLS, CALL_TOOL, CALL_READ_ONLY_TOOL, RUN_SCRIPT];
 
 /// What clients see before the name of an upstream tool named like a meta-tool. It reads as
 /// the tool's server (`upstream`) in the `<server>__<tool>` form of gateways.

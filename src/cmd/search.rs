@@ -76,6 +76,8 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
         prior: Some(&prior),
         semantic: None,
         always_answer: args.always_answer,
+        // As `search_tools` answers: a script's signature with each schema result in code mode.
+        script: cfg.code_mode.enabled,
     };
     let fusion = match args.fusion.as_deref() {
         None | Some("sum") => Fusion::Sum,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 pub mod checked;
+mod code_mode;
 mod errors;
 pub(crate) mod jsonc;
 mod paths;
@@ -19,6 +20,7 @@ pub mod servers;
 pub mod team_store;
 
 pub use checked::MIN_TIMEOUT_MS;
+pub use code_mode::CodeMode;
 pub use errors::Problem;
 pub use paths::{
     default_config_path, default_state_dir, default_transcripts, expand_tilde, resolve_path,
@@ -77,6 +79,9 @@ pub struct Config {
     /// Big tool results: shaped over `results.maxTokens`, kept in memory for paging.
     #[serde(deserialize_with = "checked::object")]
     pub results: Results,
+    /// Code mode: `run_script` and the limits of its sandbox.
+    #[serde(deserialize_with = "checked::object")]
+    pub code_mode: CodeMode,
     /// The team's shared history (docs/teams.md); `None`: this machine's state.db only.
     #[serde(deserialize_with = "checked::object")]
     pub store: team_store::TeamStore,
@@ -282,6 +287,7 @@ impl Default for Config {
             policy: Policy::default(),
             search: search::Search::default(),
             results: Results::default(),
+            code_mode: CodeMode::default(),
             store: team_store::TeamStore::default(),
             user: None,
         }
@@ -415,6 +421,7 @@ pub fn validate(config: &Config) -> Result<(), String> {
     }
     config.policy.check(&config.servers)?;
     config.results.check()?;
+    config.code_mode.check()?;
     if config.server_name.is_empty() {
         return Err("`serverName`: expected a non-empty name".into());
     }

@@ -103,7 +103,7 @@ impl<'a> ClaudeCode<'a> {
         };
         let tool = match resolved {
             Resolved::Tool(t) => t,
-            Resolved::Search => return,
+            Resolved::NotACall => return,
             Resolved::CallTool => {
                 match block
                     .get("input")

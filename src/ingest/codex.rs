@@ -96,7 +96,7 @@ impl<'a> Codex<'a> {
     fn tool_of(&self, resolved: Resolved, args: Option<&Value>) -> Option<String> {
         match resolved {
             Resolved::Tool(t) => Some(t),
-            Resolved::Search => None,
+            Resolved::NotACall => None,
             Resolved::CallTool => {
                 let args = match args? {
                     Value::String(s) => serde_json::from_str::<Value>(s).ok()?,

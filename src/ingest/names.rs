@@ -54,10 +54,12 @@ struct ServerForms {
 
 /// The meta-tools mws itself lists. A transcript call of `call_tool` (or `call_read_only_tool`,
 /// the same for read-only tools) is recorded under the tool it ran; `search_tools` is a search
-/// (the proxy logs those), not a tool call.
+/// (the proxy logs those), not a tool call, and `run_script` is a script whose tool calls only
+/// the proxy sees (it logs each one).
 pub const META_CALL: &str = "call_tool";
 pub const META_READ_ONLY_CALL: &str = meta_tools::CALL_READ_ONLY_TOOL;
 pub const META_SEARCH: &str = "search_tools";
+pub const META_SCRIPT: &str = meta_tools::RUN_SCRIPT;
 
 /// What a recorded MCP tool name resolves to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,8 +68,8 @@ pub enum Resolved {
     Tool(String),
     /// `call_tool` through mws: the inner tool is in the call's arguments (`name`).
     CallTool,
-    /// `search_tools` through mws: not a tool call.
-    Search,
+    /// `search_tools` or `run_script` through mws: not a tool call itself.
+    NotACall,
 }
 
 /// Claude Code's `normalizeNameForMCP`: every character outside `[A-Za-z0-9_-]` becomes `_`; for
@@ -239,8 +241,8 @@ impl Names {
         if tool == META_CALL || tool == META_READ_ONLY_CALL {
             return Resolved::CallTool;
         }
-        if tool == META_SEARCH {
-            return Resolved::Search;
+        if tool == META_SEARCH || tool == META_SCRIPT {
+            return Resolved::NotACall;
         }
         Resolved::Tool(self.upstream(tool, client))
     }

@@ -45,7 +45,11 @@ fn claude_names() {
         ),
         (
             "mcp__toolbox__search_tools",
-            Some(("toolbox", Resolved::Search)),
+            Some(("toolbox", Resolved::NotACall)),
+        ),
+        (
+            "mcp__toolbox__run_script",
+            Some(("toolbox", Resolved::NotACall)),
         ),
         (
             "mcp__chrome-devtools__snap",

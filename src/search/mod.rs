@@ -80,6 +80,9 @@ pub struct QueryOptions<'a> {
     /// Never answer a ranked query with nothing, however weak its best match (`mws search
     /// --always-answer`: what "nothing matches" costs a gold set's top-3).
     pub always_answer: bool,
+    /// Code mode is on: each schema result also shows its call in a script, a typed signature
+    /// (`crate::script::signature`).
+    pub script: bool,
 }
 
 /// An index over one catalog version. Build once per version, query many times.

@@ -40,7 +40,7 @@ pub fn run(ix: &SearchIndex, query: &str, listed: &HashSet<String>, opts: &Query
             tool,
             listed: listed.contains(name),
         };
-        let b = reply::results("exact", &[], &[e], 0, None, None);
+        let b = reply::results("exact", &[], &[e], 0, None, None, opts.script);
         return finish("exact", None, b.text, b.shown, b.trimmed, Vec::new());
     }
     let words: Vec<&str> = q.split_whitespace().collect();
@@ -150,6 +150,7 @@ fn backend(ix: &SearchIndex, b: u32, listed: &HashSet<String>, opts: &QueryOptio
         all.len() - limit,
         None,
         Some(REPLY_BUDGET),
+        opts.script,
     );
     finish("backend", None, r.text, r.shown, r.trimmed, Vec::new())
 }
@@ -289,6 +290,7 @@ fn ranked(
         matched - entries.len(),
         hint.as_deref(),
         Some(REPLY_BUDGET),
+        opts.script,
     );
     let explain = if opts.explain {
         hits.iter()

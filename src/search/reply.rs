@@ -1,5 +1,5 @@
 //! `search_tools`' reply (docs/search.md): compact JSON in rank order, full schemas, a `call_tool`
-//! template for the top results, kept under the byte budget by trimming descriptions, then
+//! template (and, in code mode, the call's typed signature in a script) for the top results, kept under the byte budget by trimming descriptions, then
 //! dropping schemas, then dropping the lowest entries — never by cutting JSON. Pure.
 
 use std::borrow::Cow;
@@ -54,13 +54,14 @@ pub fn results(
     more: usize,
     hint: Option<&str>,
     budget: Option<usize>,
+    script: bool,
 ) -> Built {
     let mut cap: Option<usize> = None;
     let mut schemas = SCHEMA_RESULTS.min(entries.len());
     let mut texts: Vec<String> = entries
         .iter()
         .enumerate()
-        .map(|(i, e)| entry_text(e, cap, i < schemas))
+        .map(|(i, e)| entry_text(e, cap, i < schemas, script))
         .collect();
     let mut trimmed = Trimmed::default();
     let fits = |texts: &[String], dropped: usize| match budget {
@@ -74,14 +75,14 @@ pub fn results(
         trimmed.description_cap = cap;
         for (i, e) in entries.iter().enumerate() {
             if description(e.tool).chars().count() > c {
-                texts[i] = entry_text(e, cap, i < schemas);
+                texts[i] = entry_text(e, cap, i < schemas, script);
             }
         }
     }
     while schemas > 0 && !fits(&texts, 0) {
         schemas -= 1;
         trimmed.schemas_dropped += 1;
-        texts[schemas] = entry_text(&entries[schemas], cap, false);
+        texts[schemas] = entry_text(&entries[schemas], cap, false, script);
     }
     while !texts.is_empty() && !fits(&texts, trimmed.entries_dropped) {
         texts.pop();
@@ -123,13 +124,14 @@ fn splice(frame: &str, entries: &[String]) -> String {
 
 /// One result object as text: name, description (capped), listed, `readOnly` for a tool its
 /// server marks `readOnlyHint: true`, and for schema results the upstream `inputSchema` as sent
-/// plus a `call_tool` template.
-fn entry_text(e: &Entry, cap: Option<usize>, schema: bool) -> String {
+/// plus a `call_tool` template, and in code mode (`script`) the call's signature in a script.
+fn entry_text(e: &Entry, cap: Option<usize>, schema: bool, script: bool) -> String {
     to_text(&EntryView {
         tool: e.tool,
         listed: e.listed,
         cap,
         schema,
+        script,
     })
 }
 
@@ -139,6 +141,7 @@ struct EntryView<'a> {
     listed: bool,
     cap: Option<usize>,
     schema: bool,
+    script: bool,
 }
 
 impl Serialize for EntryView<'_> {
@@ -151,7 +154,9 @@ impl Serialize for EntryView<'_> {
         };
         let schema = self.tool.get("inputSchema").filter(|_| self.schema);
         let read_only = crate::policy::read_only(Some(self.tool));
-        let len = 3 + usize::from(read_only) + if schema.is_some() { 2 } else { 0 };
+        let script = schema.is_some() && self.script;
+        let len =
+            3 + usize::from(read_only) + if schema.is_some() { 2 } else { 0 } + usize::from(script);
         let mut m = s.serialize_map(Some(len))?;
         m.serialize_entry("name", name)?;
         m.serialize_entry("description", &desc)?;
@@ -166,6 +171,11 @@ impl Serialize for EntryView<'_> {
                 "call_tool",
                 &json!({"name": name, "arguments": placeholders(schema)}),
             )?;
+            if script {
+                let name = name.as_str().unwrap_or("");
+                let sig = crate::script::signature::signature(name, self.tool);
+                m.serialize_entry("script", &format!("await {sig}"))?;
+            }
         }
         m.end()
     }
@@ -274,16 +284,23 @@ mod tests {
                 tool: &tool,
                 listed: false,
             };
-            entry_text(&e, None, schema)
+            entry_text(&e, None, schema, false)
         };
         let ro = json!({"name": "r", "inputSchema": {}, "annotations": {"readOnlyHint": true}});
         assert_eq!(
             text(ro.clone(), false),
             r#"{"name":"r","description":"","listed":false,"readOnly":true}"#
         );
-        let with_schema: Value = serde_json::from_str(&text(ro, true)).unwrap();
+        let with_schema: Value = serde_json::from_str(&text(ro.clone(), true)).unwrap();
         assert_eq!(with_schema["readOnly"], true);
         assert_eq!(with_schema["call_tool"]["name"], "r");
+        assert_eq!(with_schema.get("script"), None);
+        let e = Entry {
+            tool: &ro,
+            listed: false,
+        };
+        let scripted: Value = serde_json::from_str(&entry_text(&e, None, true, true)).unwrap();
+        assert_eq!(scripted["script"], "await tools.r(args: any): Promise<any>");
         for rw in [
             json!({"name": "w", "annotations": {"readOnlyHint": false}}),
             json!({"name": "w"}),

@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 
-use super::log::SearchRecord;
+use super::log::{ScriptRecord, SearchRecord};
 use crate::call::Call;
 
 /// Longest tool name stored, in bytes. Real tool names are under 64 bytes (MCP clients cap them
@@ -108,6 +108,22 @@ impl SearchRecord {
             return Cow::Borrowed(self);
         }
         Cow::Owned(SearchRecord {
+            session_id: session.map(Cow::into_owned),
+            client: client.map(Cow::into_owned),
+            ..self.clone()
+        })
+    }
+}
+
+impl ScriptRecord {
+    /// This record with its session id and client name bounded and printable.
+    pub(super) fn cleaned(&self) -> Cow<'_, ScriptRecord> {
+        let session = opt(self.session_id.as_deref(), MAX_SESSION_ID);
+        let client = opt(self.client.as_deref(), MAX_CLIENT_NAME);
+        if session.as_ref().is_none_or(borrowed) && client.as_ref().is_none_or(borrowed) {
+            return Cow::Borrowed(self);
+        }
+        Cow::Owned(ScriptRecord {
             session_id: session.map(Cow::into_owned),
             client: client.map(Cow::into_owned),
             ..self.clone()

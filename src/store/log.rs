@@ -37,9 +37,24 @@ pub struct SearchRecord {
     pub reply_bytes: i64,
 }
 
+/// One `run_script` as the proxy ran it (code mode). Never the script's text or its result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptRecord {
+    pub ts: String,
+    pub session_id: Option<String>,
+    pub client: Option<String>,
+    /// `crate::script::Outcome::kind`: `ok`, `syntax`, `error`, `never_settled` or a limit.
+    pub outcome: String,
+    pub ms: i64,
+    pub calls: i64,
+    pub memory_bytes: i64,
+    pub output_bytes: i64,
+}
+
 pub enum LogEvent {
     Call(Call),
     Search(SearchRecord),
+    Script(ScriptRecord),
     /// Answered once everything sent before it is written (or failed).
     Flush(mpsc::Sender<()>),
 }
@@ -89,6 +104,10 @@ impl LogSink {
 
     pub fn search(&self, record: SearchRecord) {
         let _ = self.tx.send(LogEvent::Search(record));
+    }
+
+    pub fn script(&self, record: ScriptRecord) {
+        let _ = self.tx.send(LogEvent::Script(record));
     }
 
     /// Waits (up to `timeout`) until every record sent before this call is written.
@@ -243,8 +262,10 @@ impl Store {
             }
         }
         for r in records {
-            if let LogEvent::Search(s) = r {
-                insert_search(&tx, s)?;
+            match r {
+                LogEvent::Search(s) => insert_search(&tx, s)?,
+                LogEvent::Script(s) => insert_script(&tx, s)?,
+                _ => {}
             }
         }
         for s in &sessions {
@@ -292,6 +313,26 @@ pub fn insert_search(conn: &rusqlite::Connection, s: &SearchRecord) -> rusqlite:
         s.mode,
         s.result_count,
         s.reply_bytes
+    ])?;
+    Ok(())
+}
+
+pub fn insert_script(conn: &rusqlite::Connection, s: &ScriptRecord) -> rusqlite::Result<()> {
+    let s = &*s.cleaned();
+    conn.prepare_cached(
+        "INSERT INTO script_runs (ts, session_id, client, outcome, ms, calls, memory_bytes,
+                                  output_bytes)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        s.ts,
+        s.session_id,
+        s.client,
+        s.outcome,
+        s.ms,
+        s.calls,
+        s.memory_bytes,
+        s.output_bytes
     ])?;
     Ok(())
 }

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use rusqlite::Connection;
 
-pub use log::{LogEvent, LogSink, SearchRecord};
+pub use log::{LogEvent, LogSink, ScriptRecord, SearchRecord};
 pub use promote::PromotionRecord;
 
 mod embedded {

@@ -11,9 +11,47 @@ use crate::results::PAGE_TOOL;
 use crate::server::proxy::Proxy;
 use crate::server::proxy::calls::text_result;
 use crate::server::proxy::meta_tools::{self, CALL_READ_ONLY_TOOL, Resolved};
-use crate::upstream::CallContext;
+use crate::upstream::{CallContext, CatalogSnapshot};
+
+/// What a name given to a runner (`call_tool`, `call_read_only_tool`, a script's `tools.<name>`)
+/// runs.
+pub(crate) enum Target {
+    /// An upstream tool, by the name the catalog holds it under; the policy may still refuse it.
+    Tool(String),
+    /// mws's own `search_tools`.
+    Search,
+    /// Nothing runs: the `isError` answer the model reads (an unknown name, a held tool, a
+    /// runner named through itself).
+    Answer(Value),
+}
 
 impl Proxy {
+    /// Resolves `name` exactly over the tools the policy allows (`meta_tools::resolve`); a tool
+    /// the policy hides resolves too, so that the call's refusal is the policy's.
+    pub(crate) fn target(&self, snap: &CatalogSnapshot, runner: &str, name: &str) -> Target {
+        let prefixed = !self.config.servers.is_empty();
+        let searchable = listed::searchable(&snap.catalog, &self.config);
+        match meta_tools::resolve(&searchable, name, prefixed) {
+            Ok(Resolved::Tool(held)) => Target::Tool(held),
+            Ok(Resolved::Search) => Target::Search,
+            Ok(Resolved::Runner(r)) => Target::Answer(text_result(
+                format!("{runner}: 'name' must be the tool to run, not {r} itself"),
+                true,
+            )),
+            // A tool the policy hides is named only in the refusal `forward_call` gives.
+            Err(unknown) => match meta_tools::resolve(&snap.catalog, name, prefixed) {
+                Ok(Resolved::Tool(held)) if snap.catalog.contains(&held) => Target::Tool(held),
+                _ => {
+                    let bare = meta_tools::strip_client_prefix(name.trim());
+                    Target::Answer(match snap.catalog.held_tool(bare) {
+                        Some(h) => text_result(h.message(), true),
+                        None => text_result(unknown.message(), true),
+                    })
+                }
+            },
+        }
+    }
+
     /// `runner` (`call_tool` or `call_read_only_tool`) with its `args`; `input` holds the
     /// `tools/call` params an input round carries. A call through either is logged with `via`
     /// `call_tool`.
@@ -46,28 +84,10 @@ impl Proxy {
             return Ok(self.page(Some(arguments), caller).await);
         }
         let snap = self.upstream.catalog().await;
-        let prefixed = !self.config.servers.is_empty();
-        let searchable = listed::searchable(&snap.catalog, &self.config);
-        let held = match meta_tools::resolve(&searchable, name, prefixed) {
-            Ok(Resolved::Tool(held)) => held,
-            Ok(Resolved::Search) => return Ok(self.search_tools(Some(&arguments), caller).await),
-            Ok(Resolved::Runner(r)) => {
-                return Ok(text_result(
-                    format!("{runner}: 'name' must be the tool to run, not {r} itself"),
-                    true,
-                ));
-            }
-            // A tool the policy hides is named only in the refusal `forward_call` gives.
-            Err(unknown) => match meta_tools::resolve(&snap.catalog, name, prefixed) {
-                Ok(Resolved::Tool(held)) if snap.catalog.contains(&held) => held,
-                _ => {
-                    let bare = meta_tools::strip_client_prefix(name.trim());
-                    return Ok(match snap.catalog.held_tool(bare) {
-                        Some(h) => text_result(h.message(), true),
-                        None => text_result(unknown.message(), true),
-                    });
-                }
-            },
+        let held = match self.target(&snap, runner, name) {
+            Target::Tool(held) => held,
+            Target::Search => return Ok(self.search_tools(Some(&arguments), caller).await),
+            Target::Answer(refusal) => return Ok(refusal),
         };
         if runner == CALL_READ_ONLY_TOOL
             && !self.guard.excludes(&snap.catalog, &held)
@@ -79,7 +99,7 @@ impl Proxy {
         if let Some(p) = params.as_object_mut() {
             p.extend(input);
         }
-        self.forward_call(&held, params, ctx, "call_tool", caller)
+        self.forward_call(&held, params, ctx, "call_tool", caller, true)
             .await
     }
 }

@@ -105,7 +105,12 @@ fn new_stateless_id(client: &str, run_id: &str) -> String {
 
 /// True when the upstream answered `InputRequiredResult`: the call goes on in another round.
 pub(crate) fn asks_input(result: &Result<Value, UpstreamError>) -> bool {
-    matches!(result, Ok(r) if r.get("resultType").and_then(Value::as_str) == Some("input_required"))
+    matches!(result, Ok(r) if is_input_request(r))
+}
+
+/// Whether a result asks the client for input (an `InputRequiredResult`) instead of finishing.
+pub(crate) fn is_input_request(r: &Value) -> bool {
+    r.get("resultType").and_then(Value::as_str) == Some("input_required")
 }
 
 /// A multi-round call's `inputResponses` and `requestState`, which `call_tool` passes on with the

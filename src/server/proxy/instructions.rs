@@ -50,6 +50,8 @@ pub struct Facts<'a> {
     pub down: &'a [String],
     /// Whether every tool is listed, and why (`listed::mode`).
     pub mode: &'a crate::listed::Mode,
+    /// Code mode is on (`codeMode.enabled`): `run_script` is listed.
+    pub code_mode: bool,
 }
 
 pub fn instructions(f: &Facts) -> String {
@@ -86,6 +88,13 @@ pub fn instructions(f: &Facts) -> String {
         s.push_str(
             " call_read_only_tool runs the tools search_tools marks readOnly where call_tool \
              would need an approval.",
+        );
+    }
+    if f.code_mode {
+        s.push_str(
+            " For a task of many calls, run_script runs one JavaScript script that calls tools as \
+             `await tools.<name>(args)` (search_tools shows each one's signature) and returns \
+             only its answer.",
         );
     }
     let bs = backends(f.catalog);
@@ -162,6 +171,7 @@ mod tests {
             hints: &hints,
             upstream_instructions: Some("Be nice."),
             down: &[],
+            code_mode: false,
         };
         let text = instructions(&up);
         assert!(text.contains("has 3 tools; 1 of them"), "{text}");
@@ -184,6 +194,19 @@ mod tests {
             text.contains(
                 " call_read_only_tool runs the tools search_tools marks readOnly where call_tool \
                  would need an approval."
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("run_script"), "{text}");
+        let text = instructions(&Facts {
+            code_mode: true,
+            ..up
+        });
+        assert!(
+            text.contains(
+                " For a task of many calls, run_script runs one JavaScript script that calls \
+                 tools as `await tools.<name>(args)` (search_tools shows each one's signature) \
+                 and returns only its answer."
             ),
             "{text}"
         );

@@ -11,8 +11,8 @@ use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
 pub use crate::catalog::exposed::{
-    CALL_READ_ONLY_TOOL, CALL_TOOL, SEARCH_TOOLS, SHADOWED_PREFIX, exposed_catalog, exposed_name,
-    is_meta, renamed, shadowed, upstream_name,
+    CALL_READ_ONLY_TOOL, CALL_TOOL, RUN_SCRIPT, SEARCH_TOOLS, SHADOWED_PREFIX, exposed_catalog,
+    exposed_name, is_meta, renamed, shadowed, upstream_name,
 };
 use crate::config::Config;
 use crate::mcp::mark_always_load;
@@ -118,7 +118,44 @@ pub fn definitions(catalog: &Catalog, config: &Config) -> Vec<Value> {
             mark_always_load(o);
         }
     }
+    if config.code_mode.enabled {
+        defs.push(run_script_listed());
+    }
     defs
+}
+
+/// `run_script` as listed (with `alwaysLoad`): with the other meta-tools, and after every tool
+/// when every tool is listed, since a script saves round trips whatever is listed.
+pub fn run_script_listed() -> Value {
+    let mut def = run_script();
+    if let Some(o) = def.as_object_mut() {
+        mark_always_load(o);
+    }
+    def
+}
+
+/// `run_script` (code mode, `codeMode.enabled`): kept short, since every request pays for it;
+/// each tool's signature comes with `search_tools` results instead.
+fn run_script() -> Value {
+    json!({
+        "name": RUN_SCRIPT,
+        "title": "Run a script",
+        "description": "Run an async JavaScript function body in a sandbox where every tool is \
+                        `await tools.<name>(args)` (search_tools shows signatures): it resolves \
+                        to the tool's structured result or text, and throws on error. Only what \
+                        you `return` comes back: chain calls, filter, return a summary.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"code": {"type": "string"}},
+            "required": ["code"]
+        },
+        "annotations": {
+            "readOnlyHint": false,
+            "destructiveHint": true,
+            "idempotentHint": false,
+            "openWorldHint": true
+        }
+    })
 }
 
 /// `call_read_only_tool`: `call_tool` for the tools their server marks `readOnlyHint: true`,
@@ -206,6 +243,7 @@ pub fn resolve(catalog: &Catalog, name: &str, prefixed: bool) -> Result<Resolved
         SEARCH_TOOLS => return Ok(Resolved::Search),
         CALL_TOOL => return Ok(Resolved::Runner(CALL_TOOL)),
         CALL_READ_ONLY_TOOL => return Ok(Resolved::Runner(CALL_READ_ONLY_TOOL)),
+        RUN_SCRIPT => return Ok(Resolved::Runner(RUN_SCRIPT)),
         _ => {}
     }
     if catalog.is_empty() || visible(bare) {

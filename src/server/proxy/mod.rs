@@ -8,7 +8,7 @@
 //!
 //! `Proxy` and its dispatch live here; its other methods each in the file of their step:
 //! `call_meta.rs` (`call_tool`, `call_read_only_tool`), `search.rs` (`search_tools`),
-//! `results_call.rs` (big results shaped and paged), `session_listing.rs` (`tools/list` per
+//! `results_call.rs` (big results shaped and paged), `run_script.rs` (code mode), `session_listing.rs` (`tools/list` per
 //! session). What they use, none of which knows `Proxy`:
 //! `calls.rs` (a request's `_meta`, stateless sessions), `meta_tools.rs`, `tools_list.rs`,
 //! `held_listing.rs`, `guard_call.rs`, `search_index.rs`, `embedding.rs`, `bridge.rs` and `instructions.rs`.
@@ -36,7 +36,7 @@ use crate::server::proxy::embedding::SemanticState;
 use crate::server::proxy::guard_call::Guard;
 use crate::server::proxy::held_listing::HeldListings;
 use crate::server::proxy::instructions::Facts;
-use crate::server::proxy::meta_tools::{CALL_READ_ONLY_TOOL, CALL_TOOL, SEARCH_TOOLS};
+use crate::server::proxy::meta_tools::{CALL_READ_ONLY_TOOL, CALL_TOOL, RUN_SCRIPT, SEARCH_TOOLS};
 use crate::server::proxy::search_index::IndexCache;
 use crate::server::proxy::tools_list::listed_tools;
 use crate::server::relay::sessions::negotiate_legacy;
@@ -54,6 +54,7 @@ pub mod held_listing;
 pub mod instructions;
 pub mod meta_tools;
 mod results_call;
+mod run_script;
 pub mod search;
 mod search_index;
 mod session_listing;
@@ -100,6 +101,8 @@ pub struct Proxy {
     pub(crate) stateless: StatelessSessions,
     pub(crate) guard: Guard,
     pub(crate) results: Arc<Results>,
+    /// Code mode's scripts running at once (`run_script::MAX_RUNNING_SCRIPTS`).
+    pub(crate) scripts: Arc<tokio::sync::Semaphore>,
 }
 
 impl Proxy {
@@ -128,6 +131,7 @@ impl Proxy {
             stateless: StatelessSessions::default(),
             guard,
             results,
+            scripts: Arc::new(tokio::sync::Semaphore::new(run_script::MAX_RUNNING_SCRIPTS)),
         })
     }
 
@@ -265,6 +269,7 @@ impl Proxy {
             hints: &self.config.backend_hints,
             upstream_instructions: status.instructions.as_deref(),
             down: &down,
+            code_mode: self.config.code_mode.enabled,
         })
     }
 
@@ -349,16 +354,27 @@ impl Proxy {
                 let real = meta_tools::upstream_name(&snap.catalog, &name).to_string();
                 let mut params = params;
                 params["name"] = json!(real);
-                self.forward_call(&real, params, ctx, "direct", caller)
+                self.forward_call(&real, params, ctx, "direct", caller, true)
                     .await
             }
+            RUN_SCRIPT if self.config.code_mode.enabled => {
+                self.run_script(params.get("arguments"), ctx, caller).await
+            }
+            RUN_SCRIPT => Ok(crate::server::proxy::calls::text_result(
+                "run_script is off in mws's config (`codeMode.enabled`); call tools one by one"
+                    .into(),
+                true,
+            )),
             _ => {
-                self.forward_call(&name, params, ctx, "direct", caller)
+                self.forward_call(&name, params, ctx, "direct", caller, true)
                     .await
             }
         }
     }
 
+    /// Sends one call upstream unless `refusal` refuses it, and logs it with `via`. `shape`:
+    /// whether its result is cut to `results.maxTokens` (a script's calls are not: their results
+    /// go to the script, never to the model).
     pub(crate) async fn forward_call(
         &self,
         tool: &str,
@@ -366,6 +382,7 @@ impl Proxy {
         ctx: CallContext,
         via: &str,
         caller: &Caller,
+        shape: bool,
     ) -> Result<Value, RpcError> {
         let client_call_id = ctx.meta.as_ref().and_then(|m| {
             CLIENT_CALL_ID_KEYS
@@ -386,7 +403,7 @@ impl Proxy {
             return Ok(result?);
         }
         let (result, bytes_saved) = match result {
-            Ok(r) if refused.is_none() => {
+            Ok(r) if refused.is_none() && shape => {
                 let (r, saved) = self.shape(r, caller).await;
                 (Ok(r), saved)
             }

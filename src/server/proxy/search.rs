@@ -120,6 +120,7 @@ impl Proxy {
             .into_iter()
             .collect();
         let held = held_matches(snap.catalog.held(), &query);
+        let code_mode = self.config.code_mode.enabled;
         // Ranking is linear in the (bounded) query but still CPU work: off the one worker, for
         // the reason `IndexCache::get` gives.
         let search = move || {
@@ -130,6 +131,7 @@ impl Proxy {
                     query: q,
                     fusion: FUSION,
                 }),
+                script: code_mode,
                 ..QueryOptions::default()
             };
             index.search_with(&query, &listed, &opts)

@@ -32,7 +32,7 @@ pub struct Chosen {
 
 /// The listing a client gets: `search_tools`, `call_tool`, then the upstream tools
 /// `listed::entries` picks (working set, then pins); or, when `listed::mode` says so, every
-/// upstream tool and no meta-tools.
+/// upstream tool and no meta-tools but `run_script` in code mode.
 pub fn choose(catalog: &Catalog, working_set: &[String], config: &Config) -> Chosen {
     let set = build(catalog, working_set, config, true);
     let every: Vec<String> = catalog.names().map(str::to_string).collect();
@@ -77,6 +77,9 @@ fn build(catalog: &Catalog, names: &[String], config: &Config, meta: bool) -> Ve
                 tool
             });
         }
+    }
+    if !meta && config.code_mode.enabled {
+        out.push(meta_tools::run_script_listed());
     }
     out
 }

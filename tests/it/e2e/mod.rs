@@ -7,6 +7,7 @@
 
 mod after_apply;
 mod clients;
+mod code_mode;
 mod model;
 mod mws;
 mod peers;

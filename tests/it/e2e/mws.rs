@@ -51,6 +51,18 @@ impl Mws {
         Mws::launch(dir, ("upstream", json!({"url": upstream_url})), pins, roots)
     }
 
+    /// As [`Mws::start`], with code mode on (`codeMode.enabled`) and no transcript roots.
+    pub fn start_code_mode(dir: &Path, upstream_url: &str) -> Mws {
+        let config = json!({"url": upstream_url});
+        Mws::launch_with(
+            dir,
+            ("upstream", config),
+            &[],
+            &[],
+            json!({"enabled": true}),
+        )
+    }
+
     /// As [`Mws::start`], with `servers` (a map of name → server entry) instead of one upstream.
     pub fn start_servers(
         dir: &Path,
@@ -63,6 +75,17 @@ impl Mws {
 
     /// Writes the config with `behind` (`upstream` or `servers`) and starts `mws serve` on it.
     fn launch(dir: &Path, behind: (&str, Value), pins: &[&str], roots: &[(&str, &Path)]) -> Mws {
+        Mws::launch_with(dir, behind, pins, roots, json!({}))
+    }
+
+    /// `launch` with `codeMode` set to `code_mode`.
+    fn launch_with(
+        dir: &Path,
+        behind: (&str, Value),
+        pins: &[&str],
+        roots: &[(&str, &Path)],
+        code_mode: Value,
+    ) -> Mws {
         let home = dir.join("mws-home");
         let state_dir = dir.join("mws-state");
         std::fs::create_dir_all(&home).unwrap();
@@ -77,6 +100,7 @@ impl Mws {
             "serverName": SERVER,
             "pins": pins,
             "transcripts": transcripts,
+            "codeMode": code_mode,
         });
         config[behind.0] = behind.1;
         let config_path = dir.join("mws-config.json");

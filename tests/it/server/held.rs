@@ -318,3 +318,50 @@ async fn a_changed_definition_is_held_until_approved_and_stays_out_when_rejected
     );
     s.mws.close().await;
 }
+
+/// A held tool stays out of reach from inside a code-mode script: the script's call throws the
+/// held message, and the upstream never runs it.
+#[tokio::test]
+async fn a_script_cannot_reach_a_held_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (tools, log) = setup(d);
+    let mut config: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("config.json")).unwrap()).unwrap();
+    config["codeMode"] = json!({"enabled": true});
+    std::fs::write(d.join("config.json"), config.to_string()).unwrap();
+    let mws = StdioServed::start(d, &config);
+    let mut s = Session { mws, next_id: 0 };
+    s.rpc(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "held-test", "version": "1"}}),
+    )
+    .await;
+    s.mws
+        .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    assert_eq!(
+        s.listed().await,
+        ["gh__read_file", "gh__list_dir", "run_script"]
+    );
+    let script = json!({"code": "return await tools.gh__read_file({path: 'a', key: 'k'})"});
+    assert_eq!(
+        s.call("run_script", script.clone()).await,
+        ("ran read_file".into(), false)
+    );
+    set_tools(
+        &tools,
+        json!([read_file(INJECTED, &["path", "key"]), list_dir()]),
+    );
+    s.list_changed().await;
+    let changed = held_message("its description and inputSchema changed since it was approved");
+    assert_eq!(
+        s.call("run_script", script).await,
+        (
+            format!("the script threw at line 1: Error: {changed}\n(it had made 1 tool call)"),
+            true
+        )
+    );
+    assert_eq!(ran(&log), ["read_file"]);
+}

@@ -11,7 +11,7 @@ pub fn client() -> reqwest::Client {
 }
 
 /// POSTs a modern request with matching headers; returns (status, body).
-async fn post_modern(h: &Harness, body: &Value) -> (u16, Value) {
+pub(super) async fn post_modern(h: &Harness, body: &Value) -> (u16, Value) {
     let method = body["method"].as_str().unwrap();
     let mut req = client()
         .post(&h.url)

@@ -1,6 +1,7 @@
 //! The proxy's downstream side end to end: a real `/mcp` listener on loopback in front of the
 //! in-memory fake upstream, driven over HTTP, stdio pipes and the Python SDK client.
 
+mod code_mode;
 mod conformance;
 mod guarded;
 mod held;
@@ -77,6 +78,14 @@ impl Harness {
 
     /// `start` with `listingUpdates` set to `updates`.
     pub async fn start_with(working_set: &[&str], updates: mws::config::ListingUpdates) -> Harness {
+        Harness::start_configured(working_set, |c| c.listing_updates = updates).await
+    }
+
+    /// `start` with the config changed by `change` (the state dir is the harness's).
+    pub async fn start_configured(
+        working_set: &[&str],
+        change: impl FnOnce(&mut Config),
+    ) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("state.db");
         set_working_set(&db, working_set);
@@ -87,9 +96,10 @@ impl Harness {
             backend_hints: [("mail".to_string(), "mailbox and filters".to_string())].into(),
             // A small catalog: "auto" would list it whole; these tests are about the meta-tools.
             listing: mws::config::Listing::WorkingSet,
-            listing_updates: updates,
             ..Config::default()
         };
+        let mut config = config;
+        change(&mut config);
         let proxy = Proxy::new(
             fake.clone(),
             config,

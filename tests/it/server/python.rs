@@ -213,3 +213,120 @@ async fn python_sdk_sees_auto_listing_by_catalog_size() {
     );
     super::serve_cmd::stop(&mut served);
 }
+
+/// Code mode through `mws serve` in front of two servers (server-everything and
+/// mcp-server-time): the Python SDK client runs one script that calls tools of both in a loop,
+/// filters their results and returns a summary; a tool the policy denies is refused inside it;
+/// every call is a `calls` row with via 'script' and the run a `script_runs` row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_sdk_runs_a_script_over_two_servers_through_mws_serve() {
+    let everything =
+        peer("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({
+        "servers": {
+            "everything": {"command": "node", "args": [everything, "stdio"]},
+            "time": {"command": crate::support::mcp_server_time(), "args": ["--local-timezone", "UTC"]},
+        },
+        "listing": "working-set",
+        "policy": {"deny": ["time__convert_time"]},
+        "codeMode": {"enabled": true},
+        "transcripts": []
+    });
+    let mut served = super::serve_cmd::spawn_serve(dir.path(), &config.to_string(), &[]);
+    let code = r#"
+        const zones = ["UTC", "Asia/Tokyo", "Europe/Paris", "Not/AZone"];
+        const known = [];
+        for (const tz of zones) {
+          let now;
+          try {
+            now = await tools.time__get_current_time({timezone: tz});
+          } catch (e) {
+            continue;
+          }
+          const t = typeof now === "string" ? JSON.parse(now) : now;
+          const echoed = await tools.everything__echo({message: t.timezone});
+          if (JSON.stringify(echoed).includes(tz)) known.push(tz);
+        }
+        const sum = await tools["everything__get-sum"]({a: known.length, b: 100});
+        let refused = "";
+        try {
+          await tools.time__convert_time({source_timezone: "UTC", time: "12:00", target_timezone: "Asia/Tokyo"});
+        } catch (e) {
+          refused = e.message;
+        }
+        return {known, sum: JSON.stringify(sum).includes("103"), refused};
+    "#;
+    let out = tokio::process::Command::new(peer(".venv/bin/python"))
+        .arg(peer("tests/peers/script_client.py"))
+        .args([&served.url, code])
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(90), out)
+        .await
+        .expect("python client timed out")
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        r["tools"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("run_script")),
+        "{r}"
+    );
+    assert_eq!(r["isError"], false, "{r}");
+    let summary: Value = serde_json::from_str(r["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        summary["known"],
+        json!(["UTC", "Asia/Tokyo", "Europe/Paris"])
+    );
+    assert_eq!(summary["sum"], true, "{summary}");
+    let refused = summary["refused"].as_str().unwrap();
+    assert!(
+        refused.starts_with("time__convert_time may not be called: the policy in mws's config"),
+        "{refused}"
+    );
+    super::serve_cmd::stop(&mut served);
+    let store = mws::store::Store::open(&dir.path().join("state/state.db")).unwrap();
+    let mut stmt = store
+        .conn()
+        .prepare(
+            "SELECT tool, via, COUNT(*), SUM(ok), MAX(error_kind) FROM calls GROUP BY tool, via \
+             ORDER BY tool",
+        )
+        .unwrap();
+    let rows: Vec<Value> = stmt
+        .query_map([], |r| {
+            Ok(json!([
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, i64>(3)?,
+                r.get::<_, Option<String>>(4)?
+            ]))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        rows,
+        [
+            json!(["everything__echo", "script", 3, 3, null]),
+            json!(["everything__get-sum", "script", 1, 1, null]),
+            json!(["time__convert_time", "script", 1, 0, "denied_by_policy"]),
+            json!(["time__get_current_time", "script", 4, 3, "error"]),
+        ]
+    );
+    let runs: (String, i64) = store
+        .conn()
+        .query_row("SELECT outcome, calls FROM script_runs", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(runs, ("ok".to_string(), 9));
+}
