@@ -343,8 +343,9 @@ fn roots_client(url: &str, root: &str, tool: &str) -> Value {
 
 /// Over 2025 HTTP, a session's project is its client's first root: the official Python SDK
 /// client answering `roots/list` with one project gets that project's tools, another project's
-/// client gets its own, a client with no roots (or too slow to answer) the user-wide set; a
-/// session asks once; its calls are stored under its project.
+/// client gets its own, a client with no roots (or too slow to answer, or with a root that is no
+/// local folder) the user-wide set; a session asks once and keeps its project and listing when
+/// its roots change; its calls are stored under its project.
 #[test]
 fn over_http_a_sessions_project_is_its_first_root() {
     support::peers::ensure();
