@@ -163,6 +163,9 @@ impl ProjectFigures {
 struct Acc {
     /// Session → the day of its latest successful call.
     latest: HashMap<u32, u32>,
+    /// Per day: how many sessions have their latest successful call on it (counting the
+    /// sessions of a window is summing its days).
+    by_latest_day: Vec<u32>,
     /// `(day, successful, failed)`, in day order.
     days: Vec<(u32, u32, u32)>,
     last_ok: Option<u32>,
@@ -269,7 +272,18 @@ fn record(accs: &mut [HashMap<u32, Acc>], c: &Call) {
             _ => a.days.push((c.day, u32::from(c.ok), u32::from(!c.ok))),
         }
         if c.ok {
-            a.latest.insert(c.session, c.day);
+            let day = c.day as usize;
+            if a.by_latest_day.len() <= day {
+                a.by_latest_day.resize(day + 1, 0);
+            }
+            match a.latest.insert(c.session, c.day) {
+                Some(old) if old == c.day => {}
+                Some(old) => {
+                    a.by_latest_day[old as usize] -= 1;
+                    a.by_latest_day[day] += 1;
+                }
+                None => a.by_latest_day[day] += 1,
+            }
             a.last_ok = Some(c.day);
         }
     }
@@ -289,32 +303,37 @@ fn promote_night(
     now: OffsetDateTime,
 ) -> WorkingSets {
     let from = night.saturating_sub(rules.window_days);
-    let keep_from = night.saturating_sub(rules.keep_days.max(rules.window_days));
     let midnight_text = |d: u32| crate::clock::fmt(now - Duration::days(i64::from(night - d)));
-    let usage_of = |scope: usize, listed: &[Listed]| -> Vec<Usage> {
+    // Per tool: the projects with a successful call in the window (`used_in` below).
+    let mut used: HashMap<u32, u32> = HashMap::new();
+    let mut usage_of = |scope: usize, listed: &[Listed]| -> Vec<Usage> {
         let listed: HashSet<&str> = listed.iter().map(|l| l.tool.as_str()).collect();
-        accs[scope]
-            .iter()
-            .filter_map(|(&t, a)| {
-                let name = &tools[t as usize];
-                let (mut ok, mut failed) = (0, 0);
-                for &(_, o, f) in a.days.iter().rev().take_while(|(d, ..)| *d >= from) {
-                    ok += o;
-                    failed += f;
-                }
-                if ok + failed == 0 && !listed.contains(name.as_str()) {
-                    return None;
-                }
-                let sessions = a.latest.values().filter(|&&d| d >= from).count() as u32;
-                Some(Usage {
-                    tool: name.clone(),
-                    sessions,
-                    calls: ok,
-                    failed,
-                    last_success: a.last_ok.map(midnight_text),
-                })
-            })
-            .collect()
+        let mut out = Vec::new();
+        for (&t, a) in &accs[scope] {
+            let name = &tools[t as usize];
+            let (mut ok, mut failed) = (0, 0);
+            for &(_, o, f) in a.days.iter().rev().take_while(|(d, ..)| *d >= from) {
+                ok += o;
+                failed += f;
+            }
+            if scope > 0 && ok > 0 {
+                *used.entry(t).or_default() += 1;
+            }
+            let sessions: u32 = a.by_latest_day.iter().skip(from as usize).sum();
+            // Only what can be listed after the run needs deciding (as `mws promote` does).
+            let passes = sessions >= rules.min_sessions && ok >= rules.min_calls;
+            if !passes && !listed.contains(name.as_str()) {
+                continue;
+            }
+            out.push(Usage {
+                tool: name.clone(),
+                sessions,
+                calls: ok,
+                failed,
+                last_success: a.last_ok.map(midnight_text),
+            });
+        }
+        out
     };
     let mut sets = WorkingSets::default();
     for scope in 0..before.len() {
@@ -336,18 +355,32 @@ fn promote_night(
             sets.projects.insert(projects[scope - 1].clone(), names);
         }
     }
+    // A project counts for a tool when it used it in the window or lists it (as
+    // `store::projects::projects_per_tool`).
+    let ok_in_window = |scope: usize, t: u32| {
+        accs[scope].get(&t).is_some_and(|a| {
+            a.days
+                .iter()
+                .rev()
+                .take_while(|(d, ..)| *d >= from)
+                .any(|&(_, o, _)| o > 0)
+        })
+    };
+    for (scope, listing) in before.iter().enumerate().skip(1) {
+        for l in listing {
+            if let Some(&t) = tool_ids.get(&l.tool)
+                && !ok_in_window(scope, t)
+            {
+                *used.entry(t).or_default() += 1;
+            }
+        }
+    }
     let used_in = |tool: &str| -> u32 {
-        let Some(&t) = tool_ids.get(tool) else {
-            return 0;
-        };
-        accs[1..]
-            .iter()
-            .filter(|m| {
-                m.get(&t)
-                    .and_then(|a| a.last_ok)
-                    .is_some_and(|d| d >= keep_from)
-            })
-            .count() as u32
+        tool_ids
+            .get(tool)
+            .and_then(|t| used.get(t))
+            .copied()
+            .unwrap_or(0)
     };
     sets.user = before[0]
         .iter()
