@@ -179,11 +179,12 @@ pub fn client_family(name: &str) -> &str {
 /// whichever was stored first. The proxy saw the upstream's answer, so the row is the proxy's
 /// (its time, tool name, `via`, outcome and source key); the transcript knows the client's
 /// session, so the row is in the transcript's session. A duration or client name the proxy did
-/// not have comes from the transcript.
+/// not have comes from the transcript, and so does a project the proxy did not know (the
+/// proxy's is the one the session listed under).
 pub fn merge(proxy: &Call, transcript: &Call) -> Call {
     Call {
         session_id: transcript.session_id.clone(),
-        project: transcript.project.clone().or_else(|| proxy.project.clone()),
+        project: proxy.project.clone().or_else(|| transcript.project.clone()),
         ms: proxy.ms.or(transcript.ms),
         client: proxy.client.clone().or_else(|| transcript.client.clone()),
         server: proxy.server.clone().or_else(|| transcript.server.clone()),

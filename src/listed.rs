@@ -300,6 +300,9 @@ mod tests {
                 t("browser", Why::Promoted, Some(1)),
                 t("old_row", Why::Promoted, None),
                 t("team_tool", Why::Team, Some(1)),
+                // Used in one project, which does not list it (one session there, one where the
+                // project is unknown): no project claims it, so it stays everywhere.
+                t("unclaimed", Why::Promoted, Some(1)),
             ],
             projects: [
                 (
@@ -311,7 +314,14 @@ mod tests {
             .into(),
         };
         let rules = Promote::default();
-        let everywhere = ["git", "pinned", "unattributed", "old_row", "team_tool"];
+        let everywhere = [
+            "git",
+            "pinned",
+            "unattributed",
+            "old_row",
+            "team_tool",
+            "unclaimed",
+        ];
         let with = |extra: &[&str]| -> Vec<String> {
             everywhere
                 .iter()

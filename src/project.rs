@@ -11,10 +11,11 @@ use std::path::{Component, Path, PathBuf};
 pub const MAX_PATH_BYTES: usize = 4096;
 
 /// The stored form of a folder path taken as a project, or `None` where it cannot be one: empty,
-/// relative, over `MAX_PATH_BYTES`, holding a NUL or another control character, or not valid
-/// UTF-8. Pure: folds the path's text only; `resolve` also follows symlinks.
+/// relative, over `MAX_PATH_BYTES`, holding a control or bidirectional-formatting character
+/// (`term::is_unsafe`: it would reorder what a terminal or page shows), or not valid UTF-8.
+/// Pure: folds the path's text only; `resolve` also follows symlinks.
 pub fn normalise(raw: &str) -> Option<String> {
-    if raw.is_empty() || raw.len() > MAX_PATH_BYTES || raw.chars().any(char::is_control) {
+    if raw.is_empty() || raw.len() > MAX_PATH_BYTES || raw.chars().any(crate::term::is_unsafe) {
         return None;
     }
     let path = Path::new(raw);
@@ -104,6 +105,8 @@ mod tests {
             ("/a\u{0}b", None),
             ("/a\nb", None),
             ("/a\u{1b}[31mred", None),
+            ("/home/u/\u{202e}gpj.exe", None),
+            ("/home/u/\u{2066}x", None),
         ];
         for (raw, want) in cases {
             assert_eq!(normalise(raw).as_deref(), *want, "{raw:?}");

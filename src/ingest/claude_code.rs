@@ -34,8 +34,9 @@ struct Line {
     message: Option<Message>,
     #[serde(rename = "permissionDecision")]
     permission: Option<Value>,
-    /// The folder Claude Code ran in: the call's project.
-    cwd: Option<String>,
+    /// The folder Claude Code ran in: the call's project (a value of another type is ignored,
+    /// not a reason to drop the line).
+    cwd: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -53,7 +54,7 @@ pub struct ClaudeCode<'a> {
     /// Used when no line so far had a timestamp (the file's mtime).
     fallback_ts: String,
     last_ts: Option<String>,
-    /// The last line's `cwd`, for a line that has none.
+    /// The last line's `cwd` as a project, for a line that has none.
     last_cwd: Option<String>,
 }
 
@@ -119,7 +120,7 @@ impl<'a> ClaudeCode<'a> {
         let kind = TranscriptKind::ClaudeCode.as_str();
         let mut call = Call::from_transcript(kind, id, session, ts, server, tool);
         call.agent_id = line.agent_id.clone();
-        call.project = self.last_cwd.as_deref().and_then(project::normalise);
+        call.project.clone_from(&self.last_cwd);
         out.push(Event::Call(Box::new(call)));
     }
 }
@@ -162,8 +163,8 @@ impl Adapter for ClaudeCode<'_> {
         if let Some(ts) = line.timestamp.as_deref().and_then(clock::normalize) {
             self.last_ts = Some(ts);
         }
-        if line.cwd.is_some() {
-            self.last_cwd.clone_from(&line.cwd);
+        if let Some(cwd) = line.cwd.as_ref().and_then(Value::as_str) {
+            self.last_cwd = project::normalise(cwd);
         }
         let ts = self
             .last_ts
@@ -253,6 +254,8 @@ mod tests {
             with_cwd("t3", r#""/home/u/other/./x/..""#),
             with_cwd("t4", r#""relative/dir""#),
             with_cwd("t5", r#""/home/u/\u001b[31mred""#),
+            // A `cwd` of another type is no project, and the call still counts.
+            with_cwd("t6", "123"),
         ]
         .join("\n")
             + "\n";
@@ -273,6 +276,7 @@ mod tests {
                 ("t3", Some("/home/u/other")),
                 ("t4", None),
                 ("t5", None),
+                ("t6", None),
             ]
         );
     }

@@ -34,14 +34,22 @@ impl WorkingSets {
     /// The working set a session of `project` lists (docs/working-set.md#per-project). Unknown
     /// project, or `promote.perProject` off: the user-wide set. Known: the user-wide tools that
     /// are listed everywhere (pins, pin-file pins, team priors, tools used in at least
-    /// `everywhereProjects` projects or in no known project), then the project's own tools.
+    /// `everywhereProjects` projects, in no known project, or listed as its own by no project),
+    /// then the project's own tools.
     pub fn for_project(&self, project: Option<&str>, rules: &Promote) -> Vec<String> {
         let Some(project) = project.filter(|_| rules.per_project) else {
             return self.user.iter().map(|t| t.tool.clone()).collect();
         };
         let from = rules.everywhere_projects.max(1);
+        // A tool no project lists as its own stays everywhere: hiding it would list it nowhere.
+        let claimed: HashSet<&str> = self
+            .projects
+            .values()
+            .flatten()
+            .map(String::as_str)
+            .collect();
         let everywhere = self.user.iter().filter(|t| match (t.why, t.projects) {
-            (Why::Promoted, Some(n)) => n == 0 || n >= from,
+            (Why::Promoted, Some(n)) => n == 0 || n >= from || !claimed.contains(t.tool.as_str()),
             _ => true,
         });
         let mut seen = HashSet::new();

@@ -298,6 +298,23 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Each project's own listed tools (`project_tools`), most first, without reading `calls`:
+    /// what the status page shows of projects at every refresh (calls and sessions are 0).
+    pub fn report_project_tools(&self) -> Result<Vec<ProjectRow>, StoreError> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT project, COUNT(*) FROM project_tools GROUP BY project
+             ORDER BY COUNT(*) DESC, project",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(ProjectRow {
+                project: r.get(0)?,
+                own_tools: n(r, 1)?,
+                ..ProjectRow::default()
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Distinct sessions with a call in the window.
     pub fn report_sessions(&self, span: &Span) -> Result<u64, StoreError> {
         Ok(self.conn.query_row(

@@ -276,8 +276,11 @@ pub async fn ask_roots(
     };
     pending.forget(std::slice::from_ref(&id));
     let roots = reply?;
-    let first = roots.pointer("/result/roots/0/uri")?.as_str()?;
-    crate::project::from_file_uri(first)
+    let first = roots.pointer("/result/roots/0/uri")?.as_str()?.to_string();
+    // Resolving symlinks asks the file system, which a root on a hung mount could stall: off the
+    // runtime's workers, and bounded like the ask.
+    let resolve = tokio::task::spawn_blocking(move || crate::project::from_file_uri(&first));
+    tokio::time::timeout(budget, resolve).await.ok()?.ok()?
 }
 
 /// Sends each of `result`'s `inputRequests` to the client and collects its answers by key, all

@@ -186,10 +186,10 @@ impl Proxy {
         caller: &Caller,
     ) -> Result<Value, RpcError> {
         match (method, caller.era) {
-            ("initialize", Era::Legacy) => Ok(self.initialize_result(&params).await),
+            ("initialize", Era::Legacy) => Ok(self.initialize_result(&params, caller).await),
             ("server/discover", _) => {
                 self.discovered(caller);
-                Ok(self.discover_result().await)
+                Ok(self.discover_result(caller).await)
             }
             ("ping" | "logging/setLevel", Era::Legacy) => Ok(json!({})),
             ("initialize" | "ping" | "logging/setLevel" | "subscriptions/listen", Era::Modern) => {
@@ -244,9 +244,11 @@ impl Proxy {
         result
     }
 
-    pub async fn instructions(&self) -> String {
+    /// The server instructions for a session of `project` (they count and name what its
+    /// listing holds).
+    pub async fn instructions(&self, project: Option<&str>) -> String {
         let snap = self.upstream.catalog().await;
-        let ws = self.working_set_for(None);
+        let ws = self.working_set_for(project);
         let status = self.upstream.status();
         let down: Vec<String> = status
             .servers
@@ -301,14 +303,14 @@ impl Proxy {
         Value::Object(caps)
     }
 
-    async fn initialize_result(&self, params: &Value) -> Value {
+    async fn initialize_result(&self, params: &Value, caller: &Caller) -> Value {
         let requested = params
             .get("protocolVersion")
             .and_then(Value::as_str)
             .unwrap_or("");
         // The instructions wait for the upstream (bounded by listMs), whose capabilities ours
         // follow: ask them first.
-        let instructions = self.instructions().await;
+        let instructions = self.instructions(caller.project.as_deref()).await;
         json!({
             "protocolVersion": negotiate_legacy(requested),
             "capabilities": self.capabilities(),
@@ -317,8 +319,8 @@ impl Proxy {
         })
     }
 
-    async fn discover_result(&self) -> Value {
-        let instructions = self.instructions().await;
+    async fn discover_result(&self, caller: &Caller) -> Value {
+        let instructions = self.instructions(caller.project.as_deref()).await;
         json!({
             "supportedVersions": SUPPORTED_VERSIONS,
             "capabilities": self.capabilities(),

@@ -177,7 +177,9 @@ pub fn gather(
         upstream,
         // The page does not show it (`mws report` and `mws doctor` do).
         semantic_ranking: None,
-        projects: &store.report_projects(&span)?,
+        // The projects' own tools only: their calls would mean scanning the window's calls at
+        // every refresh, where the page reads only the rows added since the last one.
+        projects: &store.report_project_tools()?,
         per_project: config.promote.per_project,
     });
     Ok(Status {

@@ -174,7 +174,7 @@ fn listing(out: &mut String, s: &Status) {
     out.push_str("</table></div>");
 }
 
-/// Working sets per project: the busiest projects of the window and their own tools.
+/// Working sets per project: the projects with tools of their own, most first.
 fn projects(out: &mut String, s: &Status) {
     let p = &s.report.projects;
     if p.projects.is_empty() {
@@ -183,19 +183,16 @@ fn projects(out: &mut String, s: &Status) {
     let _ = write!(
         out,
         "<h2 id=\"projects\">Projects</h2><p>Per-project listing {}: a session in a project lists \
-         the tools used everywhere and its project's own.</p><div class=\"t\">\
-         <table id=\"project-list\"><tr><th>project</th><th class=\"n\">calls</th>\
-         <th class=\"n\">sessions</th><th class=\"n\">own tools</th></tr>",
+         the tools used everywhere and its project's own (<code>mws report</code> shows each \
+         project's calls).</p><div class=\"t\"><table id=\"project-list\"><tr><th>project</th>\
+         <th class=\"n\">own tools</th></tr>",
         if p.per_project { "on" } else { "off" }
     );
     for row in p.projects.iter().take(10) {
         let _ = write!(
             out,
-            "<tr><td class=\"w\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td></tr>",
+            "<tr><td class=\"w\">{}</td><td class=\"n\">{}</td></tr>",
             esc(&row.project),
-            row.calls,
-            row.sessions,
             row.own_tools
         );
     }
