@@ -1,6 +1,8 @@
 //! Code mode's benchmark (prints figures; not a test, asserts nothing): what starting a script
-//! costs, a script making 100 calls against the same 100 calls made one by one through mws (both
-//! through `Proxy::handle`, in front of an in-process upstream, so the figure is mws's own cost),
+//! costs, a script making 100 calls against the same 100 calls made one by one through mws, two
+//! ways: over stdio (a raw client, `mws serve --stdio` in front of the demo upstream, a process of
+//! its own: the issue's comparison), and through `Proxy::handle` in front of an in-process
+//! upstream (no transport on either side, so the figure is the script's own cost per call),
 //! a running script's memory, and issue 32's token measurement: a task of 30 dependent calls
 //! ("list my 30 open PRs, fetch each one's checks, name the failing ones"), the o200k tokens that
 //! reach the model through `call_tool` one call at a time against one `run_script`.
@@ -8,8 +10,13 @@
 //! Run: `cargo bench --bench code_mode`. `MWS_BENCH_ROUNDS` (default 20) sets the rounds of each
 //! timed path; more gives steadier medians.
 
+mod common;
+
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use common::lines::LineClient;
 
 use mws::catalog::Catalog;
 use mws::config::{CodeMode, Config, Listing};
@@ -28,6 +35,8 @@ const PRS: u64 = 30;
 const CHECKS: u64 = 12;
 /// Calls per script in the timing comparison (the issue's figure is stated at 100).
 const CALLS: usize = 100;
+/// The demo upstream's tool the stdio comparison calls.
+const STDIO_TOOL: &str = "calendar_list_calendars";
 
 /// The fixture upstream: `list_open_prs` and `get_pr_checks`, answered in memory, with results
 /// shaped like a code host's (ids, titles, authors, URLs, per-check status).
@@ -169,6 +178,46 @@ for (const pr of prs) {
 }
 return failing;";
 
+/// Over stdio, medians of `rounds`: `CALLS` calls one by one from a raw client through
+/// `mws serve --stdio`, then one `run_script` making the same calls.
+fn over_stdio(rounds: usize) -> (Duration, Duration) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = json!({
+        "upstream": {"command": common::mws_bin(), "args": ["demo-upstream"]},
+        "stateDir": dir.path().join("state"),
+        "transcripts": [],
+        "pins": [STDIO_TOOL],
+        "codeMode": {"enabled": true, "maxCalls": 1_000},
+    });
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let mut cmd = Command::new(common::mws_bin());
+    cmd.args(["--config", path.to_str().unwrap(), "serve", "--stdio"]);
+    let mut c = LineClient::spawn("mws serve --stdio", cmd);
+    let code =
+        format!("for (let i = 0; i < {CALLS}; i++) await tools.{STDIO_TOOL}({{}}); return 'done'");
+    let one_call = json!({"name": STDIO_TOOL, "arguments": {}});
+    let script = json!({"name": "run_script", "arguments": {"code": code}});
+    let (mut one, mut scripted) = (Vec::new(), Vec::new());
+    // The first round warms the call log's writer and the upstream, and is not counted.
+    for round in 0..=rounds {
+        let t = Instant::now();
+        for _ in 0..CALLS {
+            let r = c.round("tools/call", one_call.clone());
+            assert_ne!(r["result"]["isError"], json!(true), "{r}");
+        }
+        let by_one = t.elapsed();
+        let t = Instant::now();
+        let r = c.round("tools/call", script.clone());
+        assert_eq!(text(&r["result"]), "done", "{r}");
+        if round > 0 {
+            one.push(by_one);
+            scripted.push(t.elapsed());
+        }
+    }
+    (median(one), median(scripted))
+}
+
 /// The tokens that reach the model: what it writes (each call's arguments) and what comes back.
 async fn tokens(p: &Proxy) -> (usize, usize, usize, usize) {
     let count = |s: &str| o200k().count(s);
@@ -229,6 +278,13 @@ fn main() {
         CodeMode::default().memory_mb
     );
 
+    let (one, scripted) = over_stdio(rounds);
+    println!(
+        "{CALLS} calls over stdio through mws serve --stdio to the demo upstream, one by one: \
+         {one:?}; in one script: {scripted:?} ({:.2}x)",
+        scripted.as_secs_f64() / one.as_secs_f64()
+    );
+
     let p = proxy();
     let loop_code = format!(
         "for (let i = 1; i <= {CALLS}; i++) await tools.get_pr_checks({{repo: 'acme/app', number: i}}); return 'done'"
@@ -254,7 +310,8 @@ fn main() {
     });
     let (one, scripted) = (median(one), median(scripted));
     println!(
-        "{CALLS} calls one by one through mws: {one:?}; in one script: {scripted:?} ({:.2}x)",
+        "{CALLS} calls in process through Proxy::handle (no transport), one by one: {one:?}; \
+         in one script: {scripted:?} ({:.2}x)",
         scripted.as_secs_f64() / one.as_secs_f64()
     );
 

@@ -13,10 +13,11 @@
 mod common;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{Child, cpu_secs, ms, quantile};
+use common::lines::LineClient;
+use common::{cpu_secs, ms, quantile};
 use serde_json::{Value, json};
 
 /// Calls per path when `MWS_BENCH_CALLS` is unset.
@@ -28,69 +29,22 @@ const RELAY_ARG: &str = "--relay";
 /// The tool every call asks for, with arguments its schema accepts.
 const TOOL: &str = "calendar_list_calendars";
 
-/// A raw stdio client of one process: writes a line, reads lines until the reply with its id.
+/// One path: a raw stdio client of its first process.
 struct Path {
-    name: String,
-    _child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
+    client: LineClient,
     /// The process whose CPU is the relay's own (`None`: the direct path, nothing between).
     relay_pid: Option<u32>,
     _dir: Option<tempfile::TempDir>,
 }
 
 impl Path {
-    fn spawn(name: &str, mut cmd: Command, relay: bool, dir: Option<tempfile::TempDir>) -> Path {
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("{name}: cannot start: {e}"));
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let pid = child.id();
-        let mut p = Path {
-            name: name.to_string(),
-            _child: Child(child),
-            stdin,
-            stdout,
-            next_id: 1,
-            relay_pid: relay.then_some(pid),
+    fn spawn(name: &str, cmd: Command, relay: bool, dir: Option<tempfile::TempDir>) -> Path {
+        let client = LineClient::spawn(name, cmd);
+        let relay_pid = relay.then(|| client.pid());
+        Path {
+            client,
+            relay_pid,
             _dir: dir,
-        };
-        let init = p.round(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "mws-bench", "version": "1"}}),
-        );
-        assert!(init.get("result").is_some(), "{name}: {init}");
-        p.line(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        p
-    }
-
-    fn line(&mut self, msg: &Value) {
-        let mut text = msg.to_string();
-        text.push('\n');
-        self.stdin.write_all(text.as_bytes()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// One request and its reply (notifications before it are skipped).
-    fn round(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let mut buf = String::new();
-        loop {
-            buf.clear();
-            let n = self.stdout.read_line(&mut buf).unwrap();
-            assert!(n > 0, "{}: the process closed its output", self.name);
-            let v: Value = serde_json::from_str(&buf).unwrap();
-            if v.get("id") == Some(&json!(id)) {
-                return v;
-            }
         }
     }
 
@@ -101,7 +55,7 @@ impl Path {
         for _ in 0..n {
             let args = json!({"name": TOOL, "arguments": {}});
             let t0 = Instant::now();
-            let r = self.round("tools/call", args);
+            let r = self.client.round("tools/call", args);
             lat.push(t0.elapsed());
             if r["result"]["isError"] == true || r.get("result").is_none() {
                 failed += 1;
@@ -194,7 +148,7 @@ fn main() {
     // Warm-up: allocators, the call log's writer, the upstream's first answers.
     for p in &mut paths {
         let (_, failed) = p.run(200);
-        assert_eq!(failed, 0, "{}: warm-up calls failed", p.name);
+        assert_eq!(failed, 0, "{}: warm-up calls failed", p.client.name);
     }
     let cpu0: Vec<f64> = paths
         .iter()
@@ -233,7 +187,7 @@ fn main() {
         });
         println!(
             "{:<10} {:>11} {:>11} {:>+11.3}ms {:>+11.3}ms {:>14.1} {:>7}",
-            p.name,
+            p.client.name,
             ms(quantile(&lat[i], 0.5)),
             ms(quantile(&lat[i], 0.99)),
             q(0.5) - base(0.5),

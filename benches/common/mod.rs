@@ -1,9 +1,12 @@
 //! Shared by the benchmarks: a deterministic generator, a generated catalog, a
 //! fast loopback Streamable HTTP upstream (2026-07-28, plain JSON replies, nothing recorded), the
-//! real `mws serve` binary as a child process (killed on drop), its RSS, and percentiles.
+//! real `mws serve` binary as a child process (killed on drop), a raw stdio client (`lines.rs`),
+//! its RSS, and percentiles.
 //! Loopback only.
 
 #![allow(dead_code)]
+
+pub mod lines;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -103,6 +103,8 @@ pub struct Proxy {
     pub(crate) results: Arc<Results>,
     /// Code mode's scripts running at once (`run_script::MAX_RUNNING_SCRIPTS`).
     pub(crate) scripts: Arc<tokio::sync::Semaphore>,
+    /// This proxy, for a script's thread to make its tool calls on (`run_script.rs`).
+    pub(crate) me: std::sync::Weak<Proxy>,
 }
 
 impl Proxy {
@@ -117,7 +119,7 @@ impl Proxy {
         let guard = Guard::new(&config);
         let run_id = format!("{start:x}-{:x}", std::process::id());
         let results = Arc::new(Results::new(&config.results));
-        Arc::new(Proxy {
+        Arc::new_cyclic(|me| Proxy {
             upstream,
             config: Arc::new(config),
             working_set,
@@ -132,6 +134,7 @@ impl Proxy {
             guard,
             results,
             scripts: Arc::new(tokio::sync::Semaphore::new(run_script::MAX_RUNNING_SCRIPTS)),
+            me: me.clone(),
         })
     }
 

@@ -1,15 +1,16 @@
 //! The proxy's side of code mode, `run_script` (docs/code-mode.md): the script runs on a blocking
-//! thread (`crate::script`), and each `tools.<name>(args)` it makes comes back here to go through
-//! the path every call takes (`target` for the name, then `forward_call` with `via` `script`: the
+//! thread (`crate::script`), and each `tools.<name>(args)` it makes is run on that thread, on the
+//! runtime (`Handle::block_on`), through the path every call takes (`target` for the name, then `forward_call` with `via` `script`: the
 //! policy, held definitions, the schema check, the `calls` row), unshaped, since its result goes
 //! to the script and never to the model. What the script returns is shaped like any result, and
 //! the run is one `script_runs` row. Must not log, store or echo the script's text, its tool
 //! calls' arguments or their results.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
 
 use crate::clock;
 use crate::mcp::{Caller, RpcError};
@@ -29,11 +30,13 @@ pub const MAX_CODE_BYTES: usize = 64 * 1024;
 /// to `codeMode.memoryMb`) and blocking threads run together.
 pub const MAX_RUNNING_SCRIPTS: usize = 4;
 
-/// One tool call from the script's thread, with where its answer goes.
-struct ToolCall {
-    name: String,
-    args: Value,
-    reply: std::sync::mpsc::Sender<Reply>,
+/// Sets its flag when dropped: the `run_script` call ended or its client went away.
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Proxy {
@@ -66,31 +69,36 @@ impl Proxy {
                 ));
             }
         };
+        let Some(proxy) = self.me.upgrade() else {
+            return Ok(text_result(format!("{RUN_SCRIPT}: mws is stopping"), true));
+        };
         let limits = Limits::of(&self.config.code_mode);
         let start = Instant::now();
         // Never closed: the permit is only ever waited for. It goes with the script's thread, so
         // a script whose client went away still holds its slot until it ends.
         let slot = self.scripts.clone().acquire_owned().await.ok();
-        let deadline = start + limits.run_time;
-        let (tx, mut rx) = mpsc::channel::<ToolCall>(1);
-        let job = tokio::task::spawn_blocking(move || {
+        let gone = Arc::new(AtomicBool::new(false));
+        let _gone_when_dropped = SetOnDrop(gone.clone());
+        let on_thread = caller.clone();
+        let runtime = tokio::runtime::Handle::current();
+        // Each tool call runs on the script's own thread, on the runtime, with no hop between
+        // threads: a call in a script costs what the same call costs from a client.
+        let outcome = tokio::task::spawn_blocking(move || {
             let _slot = slot;
-            script::run(&code, &limits, host(tx))
-        });
-        tokio::pin!(job);
-        let outcome = loop {
-            tokio::select! {
-                done = &mut job => break done,
-                Some(call) = rx.recv() => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    let answer = self.script_call(&call.name, call.args, &ctx, caller);
-                    let reply = tokio::time::timeout(left, answer).await.unwrap_or_else(|_| {
-                        Reply::Error(format!("tools.{}: no answer within the script's time", call.name))
-                    });
-                    let _ = call.reply.send(reply);
+            let host: Host = Box::new(move |name, args, left| {
+                if gone.load(Ordering::Relaxed) {
+                    return Reply::Error("mws stopped the script: its caller went away".into());
                 }
-            }
-        };
+                let call = proxy.script_call(name, args, &ctx, &on_thread);
+                runtime
+                    .block_on(async { tokio::time::timeout(left, call).await })
+                    .unwrap_or_else(|_| {
+                        Reply::Error(format!("tools.{name}: no answer within the script's time"))
+                    })
+            });
+            script::run(&code, &limits, host)
+        })
+        .await;
         let outcome = match outcome {
             Ok(o) => o,
             Err(e) => std::panic::resume_unwind(e.into_panic()),
@@ -158,25 +166,6 @@ impl Proxy {
             Ok(r) => reply_of(r),
         }
     }
-}
-
-/// The script thread's side of a tool call: sent to the proxy, its answer awaited within the
-/// time the script has left.
-fn host(tx: mpsc::Sender<ToolCall>) -> Host {
-    Box::new(move |name, args, left| {
-        let (reply, answer) = std::sync::mpsc::channel();
-        let call = ToolCall {
-            name: name.to_string(),
-            args,
-            reply,
-        };
-        if tx.blocking_send(call).is_err() {
-            return Reply::Error("mws stopped the script".into());
-        }
-        answer.recv_timeout(left).unwrap_or_else(|_| {
-            Reply::Error(format!("tools.{name}: no answer within the script's time"))
-        })
-    })
 }
 
 /// A tool's result as the script sees it: `structuredContent` when there is one, else its text
