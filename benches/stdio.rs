@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use common::lines::LineClient;
 use common::{cpu_secs, ms, quantile};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// Calls per path when `MWS_BENCH_CALLS` is unset.
 const DEFAULT_CALLS: usize = 4_000;

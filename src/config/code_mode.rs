@@ -35,7 +35,7 @@ pub const DEFAULT_MAX_OUTPUT_BYTES: usize = 1024 * 1024;
 impl Default for CodeMode {
     fn default() -> Self {
         CodeMode {
-            enabled: false,
+            enabled: true,
             timeout_ms: DEFAULT_TIMEOUT_MS,
             memory_mb: DEFAULT_MEMORY_MB,
             max_calls: DEFAULT_MAX_CALLS,

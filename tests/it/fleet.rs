@@ -89,6 +89,7 @@ async fn servers_behind_one_mws_are_prefixed_routed_logged_and_independent() {
             "search_tools",
             "call_tool",
             "call_read_only_tool",
+            "run_script",
             "everything__echo",
             "time__get_current_time"
         ]
@@ -347,7 +348,13 @@ async fn the_former_upstreams_working_set_and_pins_carry_over() {
     let list = post_modern(&served.url, 1, "tools/list", json!({})).await;
     assert_eq!(
         serve::names(&list),
-        ["search_tools", "call_tool", "web__echo", "web__add"]
+        [
+            "search_tools",
+            "call_tool",
+            "run_script",
+            "web__echo",
+            "web__add"
+        ]
     );
     let r = call(&served.url, 2, "web__echo", json!({"message": "moved"})).await;
     assert!(!failed(&r), "{r}");
@@ -389,6 +396,7 @@ async fn stdio_serving_reaches_every_server() {
             "search_tools",
             "call_tool",
             "call_read_only_tool",
+            "run_script",
             "web__echo"
         ]
     );

@@ -139,6 +139,7 @@ async fn run(case: Case) {
     if case.read_only {
         want.push("call_read_only_tool".to_string());
     }
+    want.push("run_script".to_string());
     want.extend(case.listed.iter().map(|s| s.to_string()));
     wait_for_catalog(&served.url, &want).await;
 

@@ -88,7 +88,7 @@ impl World {
             tools
                 .iter()
                 .map(|t| t["name"].as_str().unwrap().to_string())
-                .filter(|n| !matches!(n.as_str(), "search_tools" | "call_tool"))
+                .filter(|n| !matches!(n.as_str(), "search_tools" | "call_tool" | "run_script"))
                 .collect()
         })
     }
@@ -391,7 +391,7 @@ fn over_http_a_sessions_project_is_its_first_root() {
             .unwrap()
             .iter()
             .map(|t| t.as_str().unwrap().to_string())
-            .filter(|n| !matches!(n.as_str(), "search_tools" | "call_tool"))
+            .filter(|n| !matches!(n.as_str(), "search_tools" | "call_tool" | "run_script"))
             .collect()
     };
     let api = roots_client(&served.url, "file:///nowhere/api/", "git_status");

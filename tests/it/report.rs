@@ -386,9 +386,10 @@ fn token_counts_match_tiktoken_on_real_catalogs() {
             assert_eq!(r.sizes.upstream.bytes, compact.len(), "{name}");
             assert_eq!(r.sizes.upstream.tools, cat.len(), "{name}");
             // Nothing promoted: only the meta-tools are listed (`call_read_only_tool` when the
-            // catalog has a read-only tool); saved is the difference.
+            // catalog has a read-only tool, `run_script` in code mode, the default); saved is the
+            // difference.
             let read_only = cat.tools().iter().any(|t| mws::policy::read_only(Some(t)));
-            let meta = 2 + usize::from(read_only);
+            let meta = 3 + usize::from(read_only);
             assert_eq!(r.sizes.listed.tools, meta, "{name}");
             assert_eq!(
                 r.sizes.saved.tools,
@@ -533,6 +534,6 @@ fn command_against_the_live_demo_upstream() {
     assert_eq!(v["upstream"]["era"], "2026-07-28 (stateless)");
     let tools = v["sizes"]["upstream"]["tools"].as_u64().unwrap();
     assert!(tools >= 50, "{tools}");
-    // The demo has read-only tools: the three meta-tools.
-    assert_eq!(v["sizes"]["listed"]["tools"], 3);
+    // The demo has read-only tools: the four meta-tools, `run_script` included.
+    assert_eq!(v["sizes"]["listed"]["tools"], 4);
 }

@@ -75,10 +75,13 @@ impl SessionKey {
 /// What a session's listing is made from, fixed at its first `tools/list`.
 #[derive(Debug, PartialEq)]
 struct Basis {
-    /// The meta-tools as first listed (their descriptions count the catalog; they stay callable).
+    /// The meta-tools listed before the upstream tools, as first listed (their descriptions count
+    /// the catalog; they stay callable).
     meta: Vec<Value>,
     /// The upstream tools by the names the catalog held them under, in listing order.
     tools: Vec<String>,
+    /// The meta-tools listed after the upstream tools (`run_script` when every tool is listed).
+    after: Vec<Value>,
 }
 
 /// One session's held listing.
@@ -270,12 +273,15 @@ fn basis(listing: &Value, catalog: &Catalog) -> Basis {
     let mut out = Basis {
         meta: Vec::new(),
         tools: Vec::new(),
+        after: Vec::new(),
     };
     let tools = listing.get("tools").and_then(Value::as_array);
     for tool in tools.into_iter().flatten() {
         let shown = tool.get("name").and_then(Value::as_str).unwrap_or("");
-        if exposed::is_meta(shown) {
+        if exposed::is_meta(shown) && out.tools.is_empty() {
             out.meta.push(tool.clone());
+        } else if exposed::is_meta(shown) {
+            out.after.push(tool.clone());
         } else {
             out.tools
                 .push(exposed::catalog_name(catalog, shown).to_string());
@@ -285,7 +291,8 @@ fn basis(listing: &Value, catalog: &Catalog) -> Basis {
 }
 
 /// The `tools/list` result of `basis` now: its meta-tools, then each of its tools the catalog
-/// still serves and the policy allows, presented as `tools_list` presents it, in basis order.
+/// still serves and the policy allows, presented as `tools_list` presents it, in basis order,
+/// then the meta-tools that came after them.
 fn rebuild(basis: &Basis, catalog: &Catalog, config: &Config) -> Value {
     let rule = policy::Rule::new(&config.policy);
     let mut tools = basis.meta.clone();
@@ -302,6 +309,7 @@ fn rebuild(basis: &Basis, catalog: &Catalog, config: &Config) -> Value {
             Cow::Owned(alias) => exposed::renamed(tool, alias),
         });
     }
+    tools.extend(basis.after.iter().cloned());
     json!({ "tools": tools })
 }
 

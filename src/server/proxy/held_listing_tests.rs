@@ -55,7 +55,13 @@ fn a_listed_session_keeps_its_listing_through_a_promotion_and_new_tools() {
     let got = held.listing(&key("s1"), &v1, 1, &first, &config, now);
     assert_eq!(
         names(&got),
-        ["search_tools", "call_tool", "call_read_only_tool", "a"]
+        [
+            "search_tools",
+            "call_tool",
+            "call_read_only_tool",
+            "run_script",
+            "a"
+        ]
     );
 
     // A promotion and a new server's tool: a new session sees both, the first one neither.
@@ -65,7 +71,7 @@ fn a_listed_session_keeps_its_listing_through_a_promotion_and_new_tools() {
     let again = held.listing(&key("s1"), &v2, 2, &promoted, &config, now);
     assert_eq!(*again, *first, "same names, definitions and order");
     let new = held.listing(&key("s2"), &v2, 2, &promoted, &config, now);
-    assert_eq!(names(&new)[3..], ["b", "a", "c"]);
+    assert_eq!(names(&new)[4..], ["b", "a", "c"]);
     // Listing many times changes nothing.
     for _ in 0..100 {
         assert_eq!(
@@ -99,7 +105,7 @@ fn a_held_tool_that_vanishes_is_dropped_and_announced_once() {
         &config,
         now,
     );
-    assert_eq!(names(&got)[3..], ["b"]);
+    assert_eq!(names(&got)[4..], ["b"]);
     // The meta-tools stay as first listed, though their description counts the catalog.
     assert_eq!(got["tools"][0], first["tools"][0]);
 
@@ -121,8 +127,8 @@ fn a_definition_the_check_let_through_is_shown_in_place() {
     let v2 = catalog(&[tool("a", "A, now better."), tool("b", "B.")]);
     assert!(held.announces(&key("s"), &v2, 2, &config, now));
     let got = held.listing(&key("s"), &v2, 2, &first, &config, now);
-    assert_eq!(names(&got)[3..], ["a", "b"]);
-    assert_eq!(got["tools"][3]["description"], "A, now better.");
+    assert_eq!(names(&got)[4..], ["a", "b"]);
+    assert_eq!(got["tools"][4]["description"], "A, now better.");
 }
 
 #[test]
@@ -138,7 +144,7 @@ fn a_tool_the_policy_now_denies_is_dropped() {
     let v2 = catalog(&[writes, tool("b", "B.")]);
     assert!(held.announces(&key("s"), &v2, 2, &config, now));
     let got = held.listing(&key("s"), &v2, 2, &first, &config, now);
-    assert_eq!(names(&got)[2..], ["call_read_only_tool", "b"]);
+    assert_eq!(names(&got)[2..], ["call_read_only_tool", "run_script", "b"]);
 }
 
 #[test]
@@ -163,7 +169,7 @@ fn a_session_that_has_not_listed_is_told_and_a_listing_without_catalog_is_not_he
         &config,
         now,
     );
-    assert_eq!(names(&got)[3..], ["a"]);
+    assert_eq!(names(&got)[4..], ["a"]);
 }
 
 #[test]

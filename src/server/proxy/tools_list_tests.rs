@@ -79,6 +79,7 @@ fn meta_tools_first_then_working_set_present_upstream() {
         [
             "search_tools",
             "call_tool",
+            "run_script",
             "mail_list",
             "mail_send",
             // The upstream's own `search_tools`, under the name clients see it by.
@@ -89,7 +90,7 @@ fn meta_tools_first_then_working_set_present_upstream() {
     for t in &tools {
         assert_eq!(t["_meta"]["anthropic/alwaysLoad"], true, "{t}");
     }
-    let send = &tools[3];
+    let send = &tools[4];
     // Unknown fields, execution, annotations and other _meta keys pass through.
     assert_eq!(send["x-vendor"], json!({"k": 1}));
     assert_eq!(send["execution"], json!({"taskSupport": "forbidden"}));
@@ -102,7 +103,7 @@ fn meta_tools_first_then_working_set_present_upstream() {
     assert_eq!(send["description"], "Send.\n\nLong details.");
     config.compact_descriptions = true;
     let tools = listed_tools(&catalog(), &ws, &config);
-    assert_eq!(tools[3]["description"], "Send.");
+    assert_eq!(tools[4]["description"], "Send.");
 }
 
 #[test]
@@ -119,9 +120,11 @@ fn auto_lists_a_small_catalog_whole_and_a_large_one_by_working_set() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), catalog().len());
+    // Every tool, then `run_script` (code mode is on by default).
+    assert_eq!(names.len(), catalog().len() + 1);
+    assert_eq!(names.last(), Some(&"run_script"));
     assert!(!names.contains(&"call_tool"), "{names:?}");
-    assert_eq!(small.names.len(), names.len());
+    assert_eq!(small.names.len(), catalog().len());
     // Forty tools with long descriptions: far larger than the meta-tools and one tool.
     let big = Catalog::new(
         (0..40)
@@ -156,7 +159,8 @@ fn auto_lists_a_small_catalog_whole_and_a_large_one_by_working_set() {
 #[test]
 fn empty_catalog_lists_only_meta_tools() {
     let tools = listed_tools(&Catalog::default(), &["a".into()], &Config::default());
-    assert_eq!(tools.len(), 2);
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["search_tools", "call_tool", "run_script"]);
 }
 
 #[test]
@@ -177,7 +181,10 @@ fn the_policy_hides_tools_from_the_listing_and_the_search_description() {
     let ws: Vec<String> = ["mail_delete", "mail_send"].map(String::from).into();
     let tools = listed_tools(&catalog, &ws, &config);
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["search_tools", "call_tool", "mail_send"]);
+    assert_eq!(
+        names,
+        ["search_tools", "call_tool", "run_script", "mail_send"]
+    );
     let desc = tools[0]["description"].as_str().unwrap();
     assert!(desc.starts_with("Search all 1 upstream tools"), "{desc}");
     assert!(!desc.contains("files"), "{desc}");

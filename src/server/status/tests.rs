@@ -131,6 +131,7 @@ fn the_page_shows_the_seeded_history_escaped() {
         [
             ("search_tools", "meta-tool"),
             ("call_tool", "meta-tool"),
+            ("run_script", "meta-tool"),
             ("alpha", "promoted")
         ]
     );

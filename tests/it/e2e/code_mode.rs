@@ -46,6 +46,13 @@ fn claude_code_runs_a_script_through_mws() {
             .any(|(t, d)| t == &format!("mcp__{SERVER}__run_script") && !d),
         "run_script not sent up front: {tools:?}"
     );
+    // The call log is written off the request path, in batches: wait (bounded) for the rows.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while ["echo", "get-sum"].iter().any(|t| mws.calls(t).is_empty())
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
     drop(mws);
     for tool in ["echo", "get-sum"] {
         let rows = calls_in(&dir.path().join("mws-state"), tool);

@@ -161,7 +161,7 @@ fn codex_through_mws_counts_each_call_once_and_promotes_after_two_sessions() {
             .expect("no /v1/responses request");
         let names = openai_namespace_tools(&first.body, "mcp__toolbox");
         eprintln!("codex via mws, session {n}, mcp__toolbox tools: {names:?}");
-        for name in ["search_tools", "call_tool", "get_sum"] {
+        for name in ["search_tools", "call_tool", "run_script", "get_sum"] {
             assert!(
                 names.iter().any(|t| t == name),
                 "{name} not sent: {names:?}"

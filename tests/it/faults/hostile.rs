@@ -241,7 +241,13 @@ async fn a_tool_a_client_would_reject_is_not_listed_and_the_rest_are() {
         .iter()
         .map(|t| t.as_str().unwrap())
         .collect();
-    for want in ["search_tools", "call_tool", "echo", "also_good"] {
+    for want in [
+        "search_tools",
+        "call_tool",
+        "run_script",
+        "echo",
+        "also_good",
+    ] {
         assert!(tools.contains(&want), "{want} missing from {tools:?}");
     }
     for b in bad {

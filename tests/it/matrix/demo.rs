@@ -27,6 +27,7 @@ async fn serve_demo_lists_pins_calls_tools_and_searches() {
         "search_tools".to_string(),
         "call_tool".to_string(),
         "call_read_only_tool".to_string(),
+        "run_script".to_string(),
     ];
     want.extend(demo_pins().iter().map(|s| s.to_string()));
     let deadline = Instant::now() + SETTLE;

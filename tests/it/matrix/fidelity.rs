@@ -79,7 +79,13 @@ async fn vendor_fields_and_execution_reach_clients_of_both_eras_unchanged() {
             &json!({"upstream": {"url": fake.url}, "listing": "working-set"}),
             &["vend"],
         );
-        let want = ["search_tools", "call_tool", "call_read_only_tool", "vend"];
+        let want = [
+            "search_tools",
+            "call_tool",
+            "call_read_only_tool",
+            "run_script",
+            "vend",
+        ];
         let mut modern = Value::Null;
         for _ in 0..100 {
             modern = post_modern(&served.url, 1, "tools/list", json!({})).await;
@@ -91,7 +97,7 @@ async fn vendor_fields_and_execution_reach_clients_of_both_eras_unchanged() {
         let legacy = legacy_list(&served.url).await;
         for (era, reply) in [("2026-07-28", &modern), ("2025-11-25", &legacy)] {
             assert_eq!(serve::names(reply), want, "{mode:?} → {era}");
-            let got = serde_json::to_string(&reply["result"]["tools"][3]).unwrap();
+            let got = serde_json::to_string(&reply["result"]["tools"][4]).unwrap();
             assert_eq!(got, expected("vend"), "{mode:?} upstream → {era} client");
         }
     }

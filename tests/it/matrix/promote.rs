@@ -24,7 +24,7 @@ async fn promote_shows_up_in_the_next_tools_list_without_restart() {
                         "listingUpdates": "live"});
     let config_path = dir.path().join("config.json");
     let mut served = serve::start_in(dir, &config, &[]);
-    let before = ["search_tools", "call_tool", "echo"];
+    let before = ["search_tools", "call_tool", "run_script", "echo"];
     let deadline = Instant::now() + SETTLE;
     while names(&post_modern(&served.url, 1, "tools/list", json!({})).await) != before {
         assert!(Instant::now() < deadline, "catalog never arrived");
@@ -73,7 +73,7 @@ async fn promote_shows_up_in_the_next_tools_list_without_restart() {
     );
 
     // `echo`, listed but never called, is dropped by the same run (promote.keepDays).
-    let after = ["search_tools", "call_tool", "add"];
+    let after = ["search_tools", "call_tool", "run_script", "add"];
     let deadline = Instant::now() + SETTLE;
     loop {
         let got = names(&post_modern(&served.url, 3, "tools/list", json!({})).await);

@@ -78,7 +78,10 @@ async fn dead_at_start_lists_only_the_meta_tools_and_says_so() {
     ];
     for (upstream, want_error) in cases {
         let served = serve::start(&config(upstream, 1_000, 5_000, 60_000), &["echo"]);
-        assert_eq!(list(&served.url).await, ["search_tools", "call_tool"]);
+        assert_eq!(
+            list(&served.url).await,
+            ["search_tools", "call_tool", "run_script"]
+        );
         let d = post_modern(&served.url, 1, "server/discover", json!({})).await;
         let instructions = d["result"]["instructions"].as_str().unwrap();
         assert!(instructions.contains("upstream MCP server is down"), "{d}");
@@ -99,14 +102,18 @@ async fn dies_after_a_good_list_serves_the_last_good_and_fails_calls_fast() {
     let fake = fake_http::start(Mode::Modern, tools, 10).await;
     let up = json!({"url": fake.url});
     let served = serve::start(&config(up, 2_000, 30_000, 300), &["kept"]);
-    list_until(&served.url, &["search_tools", "call_tool", "kept"]).await;
+    list_until(
+        &served.url,
+        &["search_tools", "call_tool", "run_script", "kept"],
+    )
+    .await;
     fake.kill();
     // Past the catalog TTL, so the next list asks the dead upstream again.
     tokio::time::sleep(Duration::from_millis(400)).await;
     for _ in 0..3 {
         assert_eq!(
             list(&served.url).await,
-            ["search_tools", "call_tool", "kept"]
+            ["search_tools", "call_tool", "run_script", "kept"]
         );
     }
     let t = Instant::now();
@@ -131,12 +138,19 @@ async fn a_hanging_upstream_costs_a_list_at_most_list_ms() {
     let fake = fake_http::start(Mode::Modern, vec![json!({"name": "a"})], 10).await;
     let up = json!({"url": fake.url});
     let served = serve::start(&config(up, LIST_MS, 700, 300), &["a"]);
-    list_until(&served.url, &["search_tools", "call_tool", "a"]).await;
+    list_until(
+        &served.url,
+        &["search_tools", "call_tool", "run_script", "a"],
+    )
+    .await;
     fake.state.hang.store(true, Ordering::SeqCst);
     tokio::time::sleep(Duration::from_millis(400)).await;
     for _ in 0..2 {
         let t = Instant::now();
-        assert_eq!(list(&served.url).await, ["search_tools", "call_tool", "a"]);
+        assert_eq!(
+            list(&served.url).await,
+            ["search_tools", "call_tool", "run_script", "a"]
+        );
         let took = t.elapsed();
         assert!(took < Duration::from_millis(LIST_MS + 1_000), "{took:?}");
     }
@@ -151,7 +165,10 @@ async fn a_hanging_upstream_costs_a_list_at_most_list_ms() {
         &["a"],
     );
     let t = Instant::now();
-    assert_eq!(list(&served.url).await, ["search_tools", "call_tool"]);
+    assert_eq!(
+        list(&served.url).await,
+        ["search_tools", "call_tool", "run_script"]
+    );
     assert!(
         t.elapsed() < Duration::from_millis(LIST_MS + 1_000),
         "{:?}",
@@ -172,7 +189,11 @@ async fn an_expired_legacy_session_reopens_for_list_and_fails_a_call_once() {
         let mut cfg = config(up, 2_000, 10_000, 300);
         cfg["listingUpdates"] = json!("live");
         let served = serve::start(&cfg, &["t", "t2"]);
-        list_until(&served.url, &["search_tools", "call_tool", "t"]).await;
+        list_until(
+            &served.url,
+            &["search_tools", "call_tool", "run_script", "t"],
+        )
+        .await;
         let before = fake.state.count("initialize");
 
         // The call that lands on the expired session fails once and is not sent again.
@@ -191,7 +212,11 @@ async fn an_expired_legacy_session_reopens_for_list_and_fails_a_call_once() {
         // A list after expiry opens a new session and brings the upstream's new tool.
         fake.state.expire_sessions();
         fake.state.tools.lock().unwrap().push(json!({"name": "t2"}));
-        list_until(&served.url, &["search_tools", "call_tool", "t", "t2"]).await;
+        list_until(
+            &served.url,
+            &["search_tools", "call_tool", "run_script", "t", "t2"],
+        )
+        .await;
         assert_eq!(
             fake.state.count("initialize"),
             before + 2,
@@ -207,7 +232,11 @@ async fn a_crashing_stdio_child_is_restarted_and_the_next_call_works() {
     let script = support::crashy_script();
     let up = json!({"command": "python3", "args": [script], "env": {"SPAWN_LOG": log}});
     let served = serve::start(&config(up, 5_000, 10_000, 60_000), &["echo"]);
-    list_until(&served.url, &["search_tools", "call_tool", "echo"]).await;
+    list_until(
+        &served.url,
+        &["search_tools", "call_tool", "run_script", "echo"],
+    )
+    .await;
     let spawns = || std::fs::read_to_string(&log).unwrap().lines().count();
     let before = spawns();
 
@@ -218,7 +247,7 @@ async fn a_crashing_stdio_child_is_restarted_and_the_next_call_works() {
     assert_eq!(spawns(), before + 1, "restarted once");
     assert_eq!(
         list(&served.url).await,
-        ["search_tools", "call_tool", "echo"]
+        ["search_tools", "call_tool", "run_script", "echo"]
     );
 }
 
@@ -238,6 +267,7 @@ async fn a_slow_starting_modern_child_is_served_once_it_is_up() {
             "search_tools",
             "call_tool",
             "call_read_only_tool",
+            "run_script",
             "get_current_time",
         ],
     )

@@ -13,6 +13,11 @@ use super::{Harness, modern};
 /// What `run_script` may add to every request, in o200k tokens (issue 32).
 const MAX_META_TOKENS: usize = 150;
 
+/// Code mode turned off in the config (it is on by default).
+fn disabled(c: &mut Config) {
+    c.code_mode.enabled = false;
+}
+
 fn enabled(c: &mut Config) {
     c.code_mode = CodeMode {
         enabled: true,
@@ -52,8 +57,8 @@ fn check_error(result: &Value, message: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn run_script_is_listed_only_when_enabled_and_costs_under_150_tokens() {
-    let off = Harness::start(&[]).await;
+async fn run_script_is_listed_unless_turned_off_and_costs_under_150_tokens() {
+    let off = Harness::start_configured(&[], disabled).await;
     let names: Vec<Value> = listed(&off)
         .await
         .iter()
@@ -65,7 +70,7 @@ async fn run_script_is_listed_only_when_enabled_and_costs_under_150_tokens() {
         "run_script is off in mws's config (`codeMode.enabled`); call tools one by one",
     );
 
-    let on = Harness::start_configured(&[], enabled).await;
+    let on = Harness::start(&[]).await;
     let tools = listed(&on).await;
     let meta = tools.iter().find(|t| t["name"] == "run_script").unwrap();
     let tokens = tool_size(&Tokenizer::load(TokenizerKind::O200k), meta).tokens;
@@ -101,7 +106,7 @@ async fn search_results_show_a_typed_call_for_scripts_in_code_mode_only() {
         ranked["script"],
         "await tools.calendar_create_event(args: {title?: string}): Promise<any>"
     );
-    let off = Harness::start(&[]).await;
+    let off = Harness::start_configured(&[], disabled).await;
     let hit = found(&off, "mail_send_message").await;
     assert_eq!(hit["name"], "mail_send_message");
     assert_eq!(hit.get("script"), None, "{hit}");

@@ -179,7 +179,13 @@ async fn a_denied_tool_is_not_listed_searched_suggested_or_run() {
     let listed = serve::names(&post_modern(&mws.url, 1, "tools/list", json!({})).await);
     assert_eq!(
         listed,
-        ["search_tools", "call_tool", "call_read_only_tool", "echo"]
+        [
+            "search_tools",
+            "call_tool",
+            "call_read_only_tool",
+            "run_script",
+            "echo"
+        ]
     );
 
     let found = call(
@@ -273,7 +279,13 @@ async fn read_only_lists_and_runs_only_tools_annotated_read_only() {
     let listed = serve::names(&post_modern(&mws.url, 1, "tools/list", json!({})).await);
     assert_eq!(
         listed,
-        ["search_tools", "call_tool", "call_read_only_tool", "echo"]
+        [
+            "search_tools",
+            "call_tool",
+            "call_read_only_tool",
+            "run_script",
+            "echo"
+        ]
     );
     let refused = call(&mws.url, WRITER, json!({})).await;
     assert!(
@@ -308,7 +320,8 @@ async fn read_only_for_one_server_hides_only_its_unannotated_tools() {
             "loose__big_array",
             "loose__big_text",
             "loose__one_mb",
-            "loose__small"
+            "loose__small",
+            "run_script"
         ]
     );
     let refused = call(&mws.url, "strict__small", json!({})).await;

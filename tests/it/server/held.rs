@@ -164,7 +164,8 @@ async fn a_changed_definition_is_held_until_approved_and_stays_out_when_rejected
     s.mws
         .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         .await;
-    let all = ["gh__read_file", "gh__list_dir"];
+    // Every tool, then `run_script` (code mode is on by default).
+    let all = ["gh__read_file", "gh__list_dir", "run_script"];
     assert_eq!(s.listed().await, all);
     assert_eq!(
         s.call("gh__read_file", json!({"path": "a"})).await,

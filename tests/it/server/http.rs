@@ -205,6 +205,7 @@ async fn modern_discover_list_and_call() {
             "search_tools",
             "call_tool",
             "call_read_only_tool",
+            "run_script",
             "mail_send_message",
             "calendar_list_events"
         ]
@@ -214,7 +215,7 @@ async fn modern_discover_list_and_call() {
             .iter()
             .all(|t| t["_meta"]["anthropic/alwaysLoad"] == true)
     );
-    let send = &tools[3];
+    let send = &tools[4];
     assert_eq!(send["x-vendor"], json!({"tier": "gold"}));
     assert_eq!(send["execution"], json!({"taskSupport": "forbidden"}));
     assert_eq!(send["annotations"], json!({"destructiveHint": true}));
@@ -379,6 +380,7 @@ async fn promote_shows_up_without_restart_and_upstream_down_says_so() {
             "search_tools",
             "call_tool",
             "call_read_only_tool",
+            "run_script",
             "mail_list_labels"
         ]
     );
@@ -391,6 +393,7 @@ async fn promote_shows_up_without_restart_and_upstream_down_says_so() {
                 "search_tools",
                 "call_tool",
                 "call_read_only_tool",
+                "run_script",
                 "calendar_list_events",
                 "mail_list_labels",
             ]
@@ -405,7 +408,10 @@ async fn promote_shows_up_without_restart_and_upstream_down_says_so() {
     }
 
     h.fake.set_up(false);
-    assert_eq!(tools_list_names(&h).await, ["search_tools", "call_tool"]);
+    assert_eq!(
+        tools_list_names(&h).await,
+        ["search_tools", "call_tool", "run_script"]
+    );
     let (_, d) = post_modern(&h, &modern(1, "server/discover", json!({}))).await;
     assert!(
         d["result"]["instructions"]

@@ -62,7 +62,7 @@ async fn legacy_session_lifecycle() {
     let body = r.text().await.unwrap();
     let data = body.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
     let list: Value = serde_json::from_str(data).unwrap();
-    assert_eq!(list["result"]["tools"][3]["name"], "mail_list_labels");
+    assert_eq!(list["result"]["tools"][4]["name"], "mail_list_labels");
     assert!(list["result"].get("ttlMs").is_none());
     // A call under the session is logged with the session and the client from initialize.
     let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {

@@ -55,7 +55,12 @@ fn error_text(result: &Value) -> String {
 async fn a_huge_search_is_refused_while_a_ping_is_answered() {
     let dir = tempfile::tempdir().unwrap();
     let served = serve::start_in(dir, &json!({}), &["--demo"]);
-    let mut want = vec!["search_tools", "call_tool", "call_read_only_tool"];
+    let mut want = vec![
+        "search_tools",
+        "call_tool",
+        "call_read_only_tool",
+        "run_script",
+    ];
     want.extend(crate::support::demo_pins());
     listed(&served, &want).await;
     let r = call(
@@ -109,7 +114,11 @@ async fn a_query_or_call_tool_parameter_of_the_wrong_type_is_a_tool_error() {
     let fake = fake_http::start(Mode::Modern, tools, 10).await;
     let config = json!({"upstream": {"url": fake.url}, "listing": "working-set"});
     let served = serve::start(&config, &["notes_list"]);
-    listed(&served, &["search_tools", "call_tool", "notes_list"]).await;
+    listed(
+        &served,
+        &["search_tools", "call_tool", "run_script", "notes_list"],
+    )
+    .await;
     for (arguments, got) in [
         (json!({"query": {"a": 1}}), "an object"),
         (json!({"query": null}), "null"),
@@ -181,13 +190,14 @@ async fn meta_named_upstream_tools_are_reached_as_upstream_names() {
         &[
             "search_tools",
             "call_tool",
+            "run_script",
             "upstream__search_tools",
             "upstream__call_tool",
         ],
     )
     .await;
     let list = post_modern(&served.url, 1, "tools/list", json!({})).await;
-    let tool = &list["result"]["tools"][2];
+    let tool = &list["result"]["tools"][3];
     assert_eq!(tool["description"], "Search the upstream's own records.");
     assert_eq!(list["result"]["tools"][0]["title"], "Search tools");
 
@@ -284,6 +294,7 @@ async fn meta_named_upstream_tools_are_reached_as_upstream_names() {
         [
             ("search_tools", "meta-tool", false, 0),
             ("call_tool", "meta-tool", false, 0),
+            ("run_script", "meta-tool", false, 0),
             ("upstream__search_tools", "promoted", true, 2),
             ("upstream__call_tool", "pin", true, 1),
         ],

@@ -181,6 +181,7 @@ async fn deny_catches_a_shortened_name_and_never_runs_a_case_twin_in_both_eras()
                 "search_tools",
                 "call_tool",
                 "call_read_only_tool",
+                "run_script",
                 "gh__Delete_Repo",
                 "gh__list_repos",
                 "gh__Read_File"
@@ -260,7 +261,7 @@ async fn allow_names_a_tool_by_either_name_and_only_exact_names_run_in_both_eras
         let era = c.era();
         let listed = c.listed().await;
         assert_eq!(
-            listed[3..],
+            listed[4..],
             ["gh__Delete_Repo", "gh__list_repos", short.as_str()],
             "{era}: a glob over the full name allows the shortened tool"
         );
@@ -303,7 +304,7 @@ async fn read_only_refuses_a_shortened_name_and_a_case_twin_in_both_eras() {
     for c in Client::both(&mws.url).await {
         let era = c.era();
         assert_eq!(
-            c.listed().await[3..],
+            c.listed().await[4..],
             ["gh__list_repos", "gh__read_file"],
             "{era}"
         );

@@ -55,6 +55,7 @@ async fn python_sdk_client_in_every_mode() {
             "search_tools",
             "call_tool",
             "call_read_only_tool",
+            "run_script",
             "mail_list_labels"
         ]);
         assert_eq!(r["tools"], want, "mode {mode}");
@@ -104,7 +105,13 @@ async fn python_sdk_through_mws_serve_to_server_everything() {
         assert_eq!(r["protocol_version"], want_version, "mode {mode}");
         assert_eq!(
             r["tools"],
-            json!(["search_tools", "call_tool", "call_read_only_tool", "echo"]),
+            json!([
+                "search_tools",
+                "call_tool",
+                "call_read_only_tool",
+                "run_script",
+                "echo"
+            ]),
             "mode {mode}"
         );
         assert!(
@@ -181,7 +188,7 @@ async fn python_sdk_sees_auto_listing_by_catalog_size() {
     let r = run_client(&served.url, "auto", calls, "convert a time").await;
     assert_eq!(
         r["tools"],
-        json!(["get_current_time", "convert_time"]),
+        json!(["get_current_time", "convert_time", "run_script"]),
         "{r}"
     );
     for k in ["direct_listed", "direct_unlisted", "via_call_tool"] {

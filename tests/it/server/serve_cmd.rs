@@ -117,13 +117,14 @@ async fn serve_demo_answers_logs_and_stops_on_sigterm() {
             .iter()
             .map(|t| t["name"].as_str().unwrap())
             .collect();
-        if names.len() > 3 {
+        if names.len() > 4 {
             assert_eq!(
-                &names[..4],
+                &names[..5],
                 [
                     "search_tools",
                     "call_tool",
                     "call_read_only_tool",
+                    "run_script",
                     "mail_send_message"
                 ]
             );

@@ -65,7 +65,7 @@ async fn until_listed<F: AsyncFnMut() -> Value>(mut list: F, want: &[&str]) {
     let deadline = Instant::now() + SETTLE;
     loop {
         let tools = list().await;
-        if names(&tools)[3..] == *want {
+        if names(&tools)[4..] == *want {
             return;
         }
         assert!(
@@ -214,7 +214,7 @@ async fn a_stateless_session_keeps_its_listing_and_hears_only_of_a_vanished_tool
     let h = Harness::start(&["mail_list_labels", "late_tool"]).await;
     let mut stream = listen(&h, "client-a").await;
     let first = modern_tools(&h, "client-a").await;
-    assert_eq!(names(&first)[3..], ["mail_list_labels"]);
+    assert_eq!(names(&first)[4..], ["mail_list_labels"]);
 
     let mut n = 0;
     let mut new_session = async || {
@@ -255,6 +255,7 @@ async fn a_stateless_session_keeps_its_listing_and_hears_only_of_a_vanished_tool
         [
             "search_tools",
             "call_tool",
+            "run_script",
             "calendar_list_events",
             "late_tool"
         ]
@@ -271,7 +272,7 @@ async fn a_legacy_session_keeps_its_listing_and_a_new_session_gets_the_new_one()
     let h = Harness::start(&["mail_list_labels", "late_tool"]).await;
     let sid = legacy_session(&h).await;
     let first = legacy_tools(&h, &sid).await;
-    assert_eq!(names(&first)[3..], ["mail_list_labels"]);
+    assert_eq!(names(&first)[4..], ["mail_list_labels"]);
     let mut stream = get_stream(&h, &sid).await;
 
     promote(&h);
@@ -308,6 +309,7 @@ async fn a_legacy_session_keeps_its_listing_and_a_new_session_gets_the_new_one()
         [
             "search_tools",
             "call_tool",
+            "run_script",
             "calendar_list_events",
             "late_tool"
         ]
@@ -391,7 +393,7 @@ async fn a_stdio_session_keeps_its_listing_until_a_held_tool_vanishes() {
     let h = Harness::start(&["mail_list_labels", "late_tool"]).await;
     let mut first_session = Stdio::start(&h).await;
     let first = first_session.tools().await;
-    assert_eq!(names(&first)[3..], ["mail_list_labels"]);
+    assert_eq!(names(&first)[4..], ["mail_list_labels"]);
 
     promote(&h);
     h.fake.set_tools(with_late_tool());
@@ -420,7 +422,7 @@ async fn with_live_updates_every_session_sees_every_change() {
     let mut stdio = Stdio::start(&h).await;
     let mut stream = listen(&h, "client-a").await;
     let first = stdio.tools().await;
-    assert_eq!(names(&first)[3..], ["mail_list_labels"]);
+    assert_eq!(names(&first)[4..], ["mail_list_labels"]);
     assert_eq!(modern_tools(&h, "client-a").await, first);
 
     h.fake.set_tools(with_late_tool());
@@ -431,7 +433,7 @@ async fn with_live_updates_every_session_sees_every_change() {
     assert!(stdio.told(SETTLE).await, "a promotion was not announced");
     stream.list_changed().await;
     assert_eq!(
-        names(&modern_tools(&h, "client-a").await)[3..],
+        names(&modern_tools(&h, "client-a").await)[4..],
         ALL_PROMOTED
     );
 }

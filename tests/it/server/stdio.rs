@@ -27,7 +27,7 @@ async fn stdio_serves_both_eras_and_survives_garbage() {
     let r = ask(init.to_string()).await;
     assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
     let r = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string()).await;
-    assert_eq!(r["result"]["tools"][3]["name"], "mail_list_labels");
+    assert_eq!(r["result"]["tools"][4]["name"], "mail_list_labels");
     let r = ask(modern(3, "tools/list", json!({})).to_string()).await;
     assert_eq!(r["result"]["resultType"], "complete");
     let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
