@@ -1,7 +1,8 @@
 //! Code mode through a real `/mcp` listener in front of the fake upstream: `run_script` listed
-//! only when `codeMode.enabled` and within its token budget; a script's tool calls go through the
-//! policy, the schema check and the call log (`via = 'script'`), its run is one `script_runs` row,
-//! and each bad script is answered with the message the model reads. Reaches only loopback.
+//! unless `codeMode.enabled` is false, within its token budget; a script's tool calls go through
+//! the policy, the schema check and the call log (`via = 'script'`), its run is one `script_runs`
+//! row, each bad script is answered with the message the model reads, and a script whose caller
+//! went away stops calling tools. Reaches only loopback.
 
 use mws::config::{CodeMode, Config};
 use mws::report::tokens::{Tokenizer, TokenizerKind, tool_size};
@@ -336,4 +337,53 @@ async fn bad_scripts_are_answered_with_what_went_wrong() {
         h.query("SELECT error_kind FROM calls WHERE tool = 'mail_send_message'"),
         vec![vec![json!("invalid_args")]]
     );
+}
+
+/// A script whose caller went away (its `run_script` dropped mid-run) makes no further tool call:
+/// the next one throws, so the script ends long before its own limits would stop it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_whose_caller_went_away_makes_no_more_calls() {
+    let h = Harness::start_configured(&[], |c| {
+        c.code_mode = CodeMode {
+            enabled: true,
+            timeout_ms: 60_000,
+            max_calls: 100_000,
+            ..CodeMode::default()
+        };
+    })
+    .await;
+    let call = modern(
+        7,
+        "tools/call",
+        json!({"name": "run_script", "arguments": {"code":
+            "for (let i = 0; i < 100000; i++) await tools.mail_list_labels(); return 'all'"}}),
+    );
+    let Value::Object(msg) = call else {
+        unreachable!()
+    };
+    let caller = mws::mcp::Caller {
+        era: mws::mcp::Era::Modern,
+        client: Some("test-client".into()),
+        session: None,
+        input: None,
+        project: None,
+    };
+    let cut = tokio::time::timeout(
+        std::time::Duration::from_millis(300),
+        h.proxy.handle(msg, &caller),
+    )
+    .await;
+    assert!(cut.is_err(), "the script ended within 300 ms: {cut:?}");
+    let count = || {
+        h.query("SELECT COUNT(*) FROM calls")[0][0]
+            .as_i64()
+            .unwrap()
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    h.flush();
+    let made = count();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    h.flush();
+    assert_eq!(count(), made, "calls went on after the caller went away");
+    assert!(made > 0 && made < 100_000, "{made} calls");
 }
