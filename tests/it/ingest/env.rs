@@ -124,6 +124,7 @@ impl Env {
         let options = Options {
             progress: false,
             now: mws::clock::parse("2026-11-29T12:00:00Z").unwrap(),
+            keep_from: None,
         };
         ingest_with(&loaded.config, &mut store, &options).unwrap()
     }
