@@ -132,7 +132,7 @@ impl Store {
             "DELETE FROM {table} WHERE id IN
                  (SELECT id FROM {table} WHERE ts < ?1 ORDER BY ts LIMIT ?2)"
         );
-        self.batches(old / BATCH_ROWS, |conn| {
+        self.batches(old, BATCH_ROWS, |conn| {
             conn.execute(&sql, params![cutoff, BATCH_ROWS])
         })
     }
@@ -145,7 +145,7 @@ impl Store {
             [cutoff],
             |r| r.get(0),
         )?;
-        self.batches(old / BATCH_ROWS, |conn| {
+        self.batches(old, BATCH_ROWS, |conn| {
             conn.execute(
                 "DELETE FROM sessions WHERE id IN
                      (SELECT id FROM sessions WHERE last_seen < ?1 LIMIT ?2)",
@@ -165,7 +165,7 @@ impl Store {
             .conn
             .query_row(&format!("SELECT COUNT(*) {OLD}"), [cutoff], |r| r.get(0))?;
         let pick = format!("SELECT id {OLD} ORDER BY id LIMIT ?2");
-        self.batches(old / BATCH_RUNS, |conn| {
+        self.batches(old, BATCH_RUNS, |conn| {
             let ids: Vec<i64> = conn
                 .prepare_cached(&pick)?
                 .query_map(params![cutoff, BATCH_RUNS], |r| r.get(0))?
@@ -175,31 +175,28 @@ impl Store {
                 conn.execute("DELETE FROM project_transitions WHERE run_id = ?1", [id])?;
                 conn.execute("DELETE FROM promotion_runs WHERE id = ?1", [id])?;
             }
-            // A full batch asks for another.
-            Ok(if ids.len() as i64 == BATCH_RUNS {
-                BATCH_ROWS as usize
-            } else {
-                ids.len()
-            })
+            Ok(ids.len())
         })
     }
 
-    /// Runs `batch` in its own immediate transaction up to `most + 1` times, until it removes
-    /// fewer than `BATCH_ROWS` rows; returns the rows removed.
+    /// Runs `batch` (which removes at most `size` rows) in its own immediate transaction until
+    /// it removes fewer than `size`, and at most as often as `old` rows need plus once; returns
+    /// the rows removed.
     fn batches(
         &mut self,
-        most: i64,
+        old: i64,
+        size: i64,
         mut batch: impl FnMut(&rusqlite::Connection) -> rusqlite::Result<usize>,
     ) -> Result<u64, StoreError> {
         let mut removed = 0u64;
-        for _ in 0..=most {
+        for _ in 0..=old / size {
             let tx = self
                 .conn
                 .transaction_with_behavior(TransactionBehavior::Immediate)?;
             let n = batch(&tx)?;
             tx.commit()?;
             removed += n as u64;
-            if (n as i64) < BATCH_ROWS {
+            if (n as i64) < size {
                 break;
             }
             std::thread::sleep(BATCH_PAUSE);

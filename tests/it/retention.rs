@@ -27,7 +27,7 @@ fn seeded(n: usize, days_ago: f64) -> Call {
         tool: format!("tool_{}", n % 7),
         via: "direct".into(),
         client: Some("seed".into()),
-        status: Some(if n % 5 == 0 {
+        status: Some(if n.is_multiple_of(5) {
             Status::Error
         } else {
             Status::Ok

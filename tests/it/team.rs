@@ -790,9 +790,7 @@ fn retention_deletes_this_members_and_departed_members_old_rows_only() {
         let sub = dir.path().join(user);
         std::fs::create_dir_all(&sub).unwrap();
         let store = store_with(&sub, history(seed, 12_000, user));
-        shipper(&pg, user)
-            .ship_pending(&store, &mut None)
-            .unwrap();
+        shipper(&pg, user).ship_pending(&store, &mut None).unwrap();
     }
     let cutoff = mws::clock::fmt(now() - time::Duration::days(30));
     let mut c = pg.client();
