@@ -165,7 +165,7 @@ fn main() {
 
     let config = Config::default();
     let now = clock::parse(NOW).unwrap();
-    let cutoff = mws::config::history::cutoff(config.history_days, now).unwrap();
+    let cutoff = mws::config::history::cutoff(config.history_days(), now).unwrap();
     let sink = LogSink::spawn(&db);
     let done = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicU64::new(0));
@@ -242,7 +242,7 @@ fn main() {
 
     println!(
         "history: {calls} calls over {DAYS} days; historyDays {}",
-        config.history_days
+        config.history_days()
     );
     println!(
         "retention pass: {pass:.1?}: removed {} calls, {} searches, {} sessions, {} runs; {} calls left",

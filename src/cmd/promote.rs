@@ -107,7 +107,7 @@ pub fn retain(
     now_t: time::OffsetDateTime,
     who: &str,
 ) -> anyhow::Result<()> {
-    let Some(cutoff) = crate::config::history::cutoff(config.history_days, now_t) else {
+    let Some(cutoff) = crate::config::history::cutoff(config.history_days(), now_t) else {
         return Ok(());
     };
     let r = store.retain(&cutoff).context("history")?;
@@ -117,7 +117,7 @@ pub fn retain(
             "{who}: history: removed what is older than {} days (historyDays): {} call(s) \
              (summed per day in call_days), {} search(es), {} script run(s), {} session(s), {} \
              promotion run(s); {:.1} MB given back to the file system",
-            config.history_days,
+            config.history_days(),
             r.calls,
             r.searches,
             r.script_runs,

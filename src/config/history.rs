@@ -12,20 +12,38 @@ use super::Config;
 /// history to report on and makes every promotion, report and what-if read more.
 pub const DEFAULT_HISTORY_DAYS: u32 = 180;
 
-/// Checks that the history covers every window it feeds: `promote.windowDays`, `keepDays` and
-/// `pinDecayDays` (team priors and per-project promotion read `windowDays` too). 0 keeps
-/// everything. The message names both fields.
-pub fn check(config: &Config) -> Result<(), String> {
-    let days = config.history_days;
-    if days == 0 {
-        return Ok(());
-    }
+/// The promotion windows the history feeds, by field: `promote.windowDays` (team priors and
+/// per-project promotion read it too), `keepDays` and `pinDecayDays`.
+fn windows(config: &Config) -> [(&'static str, u32); 3] {
     let p = &config.promote;
-    for (field, window) in [
+    [
         ("promote.windowDays", p.window_days),
         ("promote.keepDays", p.keep_days),
         ("promote.pinDecayDays", p.pin_decay_days),
-    ] {
+    ]
+}
+
+impl Config {
+    /// The days of history kept: `historyDays` when set (0 keeps everything), else
+    /// `DEFAULT_HISTORY_DAYS` or the longest promotion window, whichever is longer, so that a
+    /// config with long windows keeps what they read without saying so twice.
+    pub fn history_days(&self) -> u32 {
+        self.history_days_set.unwrap_or_else(|| {
+            windows(self)
+                .iter()
+                .map(|w| w.1)
+                .fold(DEFAULT_HISTORY_DAYS, u32::max)
+        })
+    }
+}
+
+/// Checks that a `historyDays` the config sets covers every window it feeds (0 keeps
+/// everything). The message names both fields.
+pub fn check(config: &Config) -> Result<(), String> {
+    let Some(days) = config.history_days_set.filter(|&d| d > 0) else {
+        return Ok(());
+    };
+    for (field, window) in windows(config) {
         if days < window {
             return Err(format!(
                 "`historyDays`: {days} is shorter than `{field}` ({window}); the history must \
@@ -57,6 +75,7 @@ mod tests {
             ("{}", Ok(())),
             (r#"{"historyDays": 0}"#, Ok(())),
             (r#"{"historyDays": 90}"#, Ok(())),
+            (r#"{"promote": {"keepDays": 400}}"#, Ok(())),
             (
                 r#"{"historyDays": 60}"#,
                 Err(
@@ -85,6 +104,16 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(check_json(text), want.map_err(String::from), "{text}");
         }
+    }
+
+    #[test]
+    fn unset_the_history_covers_the_longest_window() {
+        let days = |text: &str| crate::config::parse(text).unwrap().history_days();
+        assert_eq!(days("{}"), DEFAULT_HISTORY_DAYS);
+        assert_eq!(days(r#"{"promote": {"windowDays": 36500}}"#), 36500);
+        assert_eq!(days(r#"{"promote": {"pinDecayDays": 400}}"#), 400);
+        assert_eq!(days(r#"{"historyDays": 0}"#), 0);
+        assert_eq!(days(r#"{"historyDays": 365}"#), 365);
     }
 
     #[test]

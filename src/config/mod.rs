@@ -88,8 +88,10 @@ pub struct Config {
     pub store: team_store::TeamStore,
     /// Whose history this is in a team database; `None`: the OS login name.
     pub user: Option<String>,
-    /// Days of usage history kept (`config::history`); 0 keeps everything.
-    pub history_days: u32,
+    /// Days of usage history kept (`config::history`); 0 keeps everything; unset: the default
+    /// or the longest promotion window, whichever is longer (`Config::history_days`).
+    #[serde(rename = "historyDays")]
+    pub history_days_set: Option<u32>,
 }
 
 /// The listing mode (docs/working-set.md#what-is-listed).
@@ -293,7 +295,7 @@ impl Default for Config {
             code_mode: CodeMode::default(),
             store: team_store::TeamStore::default(),
             user: None,
-            history_days: history::DEFAULT_HISTORY_DAYS,
+            history_days_set: None,
         }
     }
 }

@@ -106,7 +106,7 @@ pub fn ingest_all(
     let options = Options {
         progress,
         now,
-        keep_from: crate::config::history::cutoff(config.history_days, now),
+        keep_from: crate::config::history::cutoff(config.history_days(), now),
     };
     ingest_with(config, store, &options)
 }

@@ -1,7 +1,7 @@
 //! Retention through the real binaries: `mws promote` removes the history older than
 //! `historyDays` from a state.db while 16 clients call through a running `mws serve`; no call
-//! fails, every call is a row, every row inside the horizon is kept as it was, and the removed
-//! calls are summed per day.
+//! fails, every call is a row, every row inside the horizon is kept as it was, the removed calls
+//! are summed per day, and a report over a longer window says what it covers.
 
 use mws::call::{Call, Status};
 use mws::store::Store;
@@ -105,6 +105,7 @@ async fn promote_removes_old_history_while_sixteen_clients_call() {
             })
         })
         .collect();
+    let dir_config = config_path.clone();
     let promote = tokio::task::spawn_blocking(move || {
         mws_config(&config_path)
             .args(["promote", "--no-ingest"])
@@ -140,5 +141,19 @@ async fn promote_removes_old_history_while_sixteen_clients_call() {
             "SELECT SUM(calls) || ' ' || SUM(ok_calls) FROM call_days"
         ),
         [format!("{OLD} {}", OLD - OLD / 5)]
+    );
+    // A window past the horizon is said to cover the horizon only.
+    let report = mws_config(&dir_config)
+        .args(["report", "--since", "200d", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(report.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&report.stderr).contains(
+            "mws report: --since 200d reaches past historyDays (90): the figures cover the last \
+             90 days"
+        ),
+        "{}",
+        String::from_utf8_lossy(&report.stderr)
     );
 }
