@@ -4,7 +4,8 @@
 //! while 16 threads log calls through the proxy's `LogSink` (rows lost, the longest a flush
 //! waited), the file's size before and after, and promotion, `mws report` (30 days), `mws what-if`
 //! (the default grid) and a status-page refresh on the year and on what the horizon keeps. Prints
-//! figures (docs/performance.md#retention); asserts only that no logged row is lost.
+//! figures (docs/performance.md#retention), with the size of a fresh copy of what is kept for
+//! comparison; asserts only that no logged row is lost.
 //!
 //! `cargo bench --bench retention`; `MWS_BENCH_CALLS=1000000` for a smaller history.
 
@@ -49,7 +50,7 @@ fn calls() -> usize {
 fn year(calls: usize, cat: &Catalog) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-retention");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("year-{calls}-v1.db"));
+    let path = dir.join(format!("year-{calls}-v2.db"));
     if path.exists() {
         return path;
     }
@@ -62,7 +63,7 @@ fn year(calls: usize, cat: &Catalog) -> PathBuf {
         tools: cat.names().map(str::to_string).collect(),
         pins: vec!["read_text_file".into()],
     });
-    let tmp = dir.join(format!("year-{calls}-v1.db.tmp"));
+    let tmp = dir.join(format!("year-{calls}-v2.db.tmp"));
     let _ = std::fs::remove_file(&tmp);
     let mut store = Store::open(&tmp).unwrap();
     store
@@ -239,6 +240,16 @@ fn main() {
     drop(store);
     let after_mb = size_mb(&db);
     let after = timings(&db, &cat);
+    // The smallest file for what is kept: a fresh copy written by SQLite.
+    let fresh = dir.join("fresh.db");
+    let _ = std::fs::remove_file(&fresh);
+    Store::open(&db)
+        .unwrap()
+        .conn()
+        .execute("VACUUM INTO ?1", [fresh.to_str().unwrap()])
+        .unwrap();
+    let fresh_mb = size_mb(&fresh);
+    let _ = std::fs::remove_file(&fresh);
 
     println!(
         "history: {calls} calls over {DAYS} days; historyDays {}",
@@ -251,7 +262,10 @@ fn main() {
     println!(
         "during the pass: {sent} calls logged by {LOGGERS} threads, 0 lost; longest flush {longest_flush:.1?}"
     );
-    println!("file: {before_mb:.0} MB before, {after_mb:.0} MB after");
+    println!(
+        "file: {before_mb:.0} MB before, {after_mb:.0} MB after; a fresh copy of what is kept \
+         (VACUUM INTO): {fresh_mb:.0} MB"
+    );
     println!("| | year | after retention |");
     for (i, name) in ["promote", "report 30d", "what-if", "status refresh"]
         .iter()

@@ -1,4 +1,4 @@
--- V9 (retention, docs/database.md#what-is-kept): per-day sums of the calls removed once they are
+-- V9 (retention, docs/database.md#what-is-kept-and-for-how-long): per-day sums of the calls removed once they are
 -- older than `historyDays`, so that the day-by-day history and each tool's last success outlive
 -- the rows themselves. Why: `calls` grew without bound (a heavy user adds millions of rows a
 -- year) and every promotion, report and what-if paid for it. A row here is one tool's calls on

@@ -97,7 +97,7 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
     Ok(0)
 }
 
-/// Applies `historyDays` after a real run (docs/database.md#what-is-kept): this machine's
+/// Applies `historyDays` after a real run (docs/database.md#what-is-kept-and-for-how-long): this machine's
 /// history older than the cutoff is summed and removed (`Store::retain`), then this user's rows
 /// on the team database. Says on stderr what went, prefixed with `who`. A team database that
 /// does not answer is a warning: its old rows go at a later run.
@@ -130,7 +130,7 @@ pub fn retain(
         eprintln!(
             "{who}: history: {:.1} MB of free pages stay inside state.db for new rows; to shrink \
              the file, stop mws and run `sqlite3 {} 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM'` \
-             once (docs/database.md#what-is-kept)",
+             once (docs/database.md#what-is-kept-and-for-how-long)",
             mb(r.bytes_free),
             term::path(store.path())
         );

@@ -1,4 +1,4 @@
-//! Retention (docs/database.md#what-is-kept): removes the history older than a cutoff in short
+//! Retention (docs/database.md#what-is-kept-and-for-how-long): removes the history older than a cutoff in short
 //! batches, each its own immediate transaction, so that the proxy's log writer never waits long:
 //! calls (summed per day and tool into `call_days` in the same transaction), searches, script
 //! runs, sessions last seen before the cutoff, and promotion runs no listing refers to; then
