@@ -256,8 +256,14 @@ fn main() {
         config.history_days()
     );
     println!(
-        "retention pass: {pass:.1?}: removed {} calls, {} searches, {} sessions, {} runs; {} calls left",
-        removed.calls, removed.searches, removed.sessions, removed.promotion_runs, left
+        "retention pass: {pass:.1?}: removed {} calls, {} searches, {} sessions, {} runs; {} calls \
+         left; {:.1} MB given back",
+        removed.calls,
+        removed.searches,
+        removed.sessions,
+        removed.promotion_runs,
+        left,
+        removed.bytes_returned as f64 / 1_048_576.0
     );
     println!(
         "during the pass: {sent} calls logged by {LOGGERS} threads, 0 lost; longest flush {longest_flush:.1?}"
