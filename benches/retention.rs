@@ -50,7 +50,7 @@ fn calls() -> usize {
 fn year(calls: usize, cat: &Catalog) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-retention");
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("year-{calls}-v2.db"));
+    let path = dir.join(format!("year-{calls}-v3.db"));
     if path.exists() {
         return path;
     }
@@ -63,7 +63,7 @@ fn year(calls: usize, cat: &Catalog) -> PathBuf {
         tools: cat.names().map(str::to_string).collect(),
         pins: vec!["read_text_file".into()],
     });
-    let tmp = dir.join(format!("year-{calls}-v2.db.tmp"));
+    let tmp = dir.join(format!("year-{calls}-v3.db.tmp"));
     let _ = std::fs::remove_file(&tmp);
     let mut store = Store::open(&tmp).unwrap();
     store

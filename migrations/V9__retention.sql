@@ -1,9 +1,9 @@
--- V9 (retention, docs/database.md#what-is-kept-and-for-how-long): per-day sums of the calls removed once they are
--- older than `historyDays`, so that the day-by-day history and each tool's last success outlive
--- the rows themselves. Why: `calls` grew without bound (a heavy user adds millions of rows a
--- year) and every promotion, report and what-if paid for it. A row here is one tool's calls on
--- one UTC day, summed; never arguments, results or sessions.
--- `daily_calls` and `never_called` now read these sums beside `calls`.
+-- V9 (retention, docs/database.md#what-is-kept-and-for-how-long): per-day sums of the calls
+-- removed once they are older than `historyDays`, so that the day-by-day history and each tool's
+-- last success outlive the rows themselves. Why: without a horizon `calls` grows without bound
+-- (a heavy user adds millions of rows a year) and every promotion, report and what-if pays for
+-- it. A row here is one tool's calls on one UTC day, summed; never arguments, results or
+-- sessions. `daily_calls` and `never_called` read these sums beside `calls`.
 -- Migrations are append-only: this file never changes once shipped.
 
 CREATE TABLE call_days (

@@ -115,7 +115,8 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sq)?;
         // Takes effect on a new file only (before its first table, and before WAL mode writes
         // the header): retention then gives freed pages back in steps (`store::retention`). An
-        // older file keeps its mode until a VACUUM (docs/database.md#what-is-kept-and-for-how-long).
+        // older file keeps its mode until a VACUUM
+        // (docs/database.md#what-is-kept-and-for-how-long).
         conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")
             .map_err(sq)?;
         conn.pragma_update(None, "journal_mode", "WAL")

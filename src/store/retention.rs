@@ -1,10 +1,10 @@
-//! Retention (docs/database.md#what-is-kept-and-for-how-long): removes the history older than a cutoff in short
-//! batches, each its own immediate transaction, so that the proxy's log writer never waits long:
-//! calls (summed per day and tool into `call_days` in the same transaction), searches, script
-//! runs, sessions last seen before the cutoff, and promotion runs no listing refers to; then
-//! returns the freed pages to the file system a step at a time. Must not decide the cutoff (that
-//! is `config::history`) and must never touch a row at or after it, nor the working set, pins,
-//! the catalog or ingest's bookkeeping.
+//! Retention (docs/database.md#what-is-kept-and-for-how-long): removes the history older than a
+//! cutoff in short batches, each its own immediate transaction, so that the proxy's log writer
+//! never waits long: calls (summed per day and tool into `call_days` in the same transaction),
+//! searches, script runs, sessions last seen before the cutoff, and promotion runs no listing
+//! refers to; then returns the freed pages to the file system a step at a time. Must not decide
+//! the cutoff (that is `config::history`) and must never touch a row at or after it, nor the
+//! working set, pins, the catalog or ingest's bookkeeping.
 
 use std::time::Duration;
 
