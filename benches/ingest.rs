@@ -173,6 +173,7 @@ fn main() {
     let options = Options {
         progress: false,
         now: mws::clock::now(),
+        keep_from: None,
     };
     let t = Instant::now();
     let first = ingest_with(&config, &mut store, &options).unwrap();

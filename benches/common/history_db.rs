@@ -11,7 +11,7 @@ use mws::store::Store;
 
 #[path = "../../tests/it/report/history.rs"]
 #[allow(dead_code)]
-mod history;
+pub mod history;
 
 /// The history's `now`.
 pub const NOW: &str = "2026-11-29T12:00:00Z";

@@ -44,6 +44,12 @@ pub fn render(s: &IngestSummary) -> String {
             crate::ingest::PENDING_EXPIRY.whole_hours()
         );
     }
+    if s.past_horizon > 0 {
+        text += &format!(
+            "  {} call(s) older than historyDays not recorded\n",
+            s.past_horizon
+        );
+    }
     for root in &s.missing_roots {
         text += &format!("  no such root: {}\n", Safe(root));
     }
@@ -96,6 +102,7 @@ mod tests {
             pending: 1,
             expired: 2,
             skipped_lines: 1,
+            past_horizon: 3,
             missing_roots: vec!["/r".into()],
             errors: vec![("/x".into(), "permission denied".into())],
             malformed: vec![Malformed {
@@ -108,6 +115,7 @@ mod tests {
             render(&s),
             "ingested 2 file(s) of 3 (1.5 KiB): 4 new call(s), 1 duplicate(s), 1 merged with proxy rows, 1 pending, 1 skipped line(s)\n  \
              2 call(s) still without a result after 24 h recorded as aborted\n  \
+             3 call(s) older than historyDays not recorded\n  \
              no such root: /r\n  \
              malformed: 1 line(s) in /a.jsonl, first /a.jsonl:3: expected value at line 1 column 1\n  \
              (MWS_LOG=debug lists every malformed line)\n  \

@@ -60,6 +60,22 @@ pub fn main() -> i32 {
     }
 }
 
+/// Says on stderr when a `--since` window reaches further back than `historyDays` keeps.
+pub(crate) fn say_if_past_horizon(
+    who: &str,
+    config: &config::Config,
+    window: &crate::report::Window,
+) {
+    let days = config.history_days();
+    if days > 0 && window.duration > time::Duration::days(i64::from(days)) {
+        eprintln!(
+            "{who}: --since {} reaches past historyDays ({days}): the figures cover the last \
+             {days} days",
+            window.label
+        );
+    }
+}
+
 fn init_logging() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_env("MWS_LOG").unwrap_or_else(|_| EnvFilter::new("warn"));

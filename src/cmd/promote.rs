@@ -93,8 +93,64 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
         outcome.listing.len(),
         term::path(&config.working_set_path())
     );
+    retain(&config, &mut store, now_t, "mws promote")?;
     Ok(0)
 }
+
+/// Applies `historyDays` after a real run (docs/database.md#what-is-kept-and-for-how-long): this
+/// machine's history older than the cutoff is summed and removed (`Store::retain`), then this
+/// user's rows on the team database. Says on stderr what went, prefixed with `who`. A team database that
+/// does not answer is a warning: its old rows go at a later run.
+pub fn retain(
+    config: &Config,
+    store: &mut Store,
+    now_t: time::OffsetDateTime,
+    who: &str,
+) -> anyhow::Result<()> {
+    let Some(cutoff) = crate::config::history::cutoff(config.history_days(), now_t) else {
+        return Ok(());
+    };
+    let r = store.retain(&cutoff).context("history")?;
+    let mb = |b: u64| b as f64 / 1_048_576.0;
+    if !r.is_empty() {
+        eprintln!(
+            "{who}: history: removed what is older than {} days (historyDays): {} call(s) \
+             (summed per day in call_days), {} search(es), {} script run(s), {} session(s), {} \
+             promotion run(s); {:.1} MB given back to the file system",
+            config.history_days(),
+            r.calls,
+            r.searches,
+            r.script_runs,
+            r.sessions,
+            r.promotion_runs,
+            mb(r.bytes_returned)
+        );
+    }
+    if r.bytes_free >= MENTION_FREE_BYTES && !store.returns_free_pages()? {
+        eprintln!(
+            "{who}: history: {:.1} MB of free pages stay inside state.db for new rows; to shrink \
+             the file, stop mws and run `sqlite3 {} 'PRAGMA auto_vacuum = INCREMENTAL; VACUUM'` \
+             once (docs/database.md#what-is-kept-and-for-how-long)",
+            mb(r.bytes_free),
+            term::path(store.path())
+        );
+    }
+    match crate::team::retention::retain(config, &cutoff) {
+        Ok(Some(n)) if n > 0 => {
+            eprintln!("{who}: history: removed {n} call(s) of yours from the team database")
+        }
+        Ok(_) => {}
+        Err(e) => eprintln!(
+            "{who}: warning: {}; the team database keeps its old rows until a later run",
+            Safe(&e.0)
+        ),
+    }
+    Ok(())
+}
+
+/// Free pages inside a file that cannot give them back, in bytes, from which `retain` says how
+/// to convert the file. Raising it mentions the conversion to fewer users.
+const MENTION_FREE_BYTES: u64 = 64 << 20;
 
 /// What one promotion decided, ready for `write`.
 pub struct Decided {

@@ -22,6 +22,7 @@ pub fn run(config: Option<&Path>, args: ReportArgs) -> CmdResult {
     let kind: TokenizerKind = args.tokenizer.parse().map_err(UsageError)?;
     let loaded = load_config(config)?;
     let config = &loaded.config;
+    super::say_if_past_horizon("mws report", config, &window);
     let now = clock::now();
     // `{e}`, not a context chain: StoreError's message already holds its source's text.
     let store = Store::open(&config.db_path()).map_err(|e| {

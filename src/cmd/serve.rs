@@ -179,6 +179,7 @@ async fn promote_on_schedule(
             let catalog = catalog.as_deref();
             let decided = super::promote::decide_now(&config, &store, catalog, now_t, true)?;
             super::promote::write(&config, &mut store, &decided, catalog, source, &now)?;
+            super::promote::retain(&config, &mut store, now_t, "mws: scheduled promote")?;
             Ok(decided.outcome.listing.len())
         };
         match tokio::task::spawn_blocking(run).await {

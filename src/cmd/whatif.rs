@@ -27,6 +27,7 @@ pub fn run(flag: Option<&Path>, args: WhatIfArgs) -> CmdResult {
     let window = Window::parse(&args.since).map_err(UsageError)?;
     let kind: TokenizerKind = args.tokenizer.parse().map_err(UsageError)?;
     let config = load_config(flag)?.config;
+    super::say_if_past_horizon("mws what-if", &config, &window);
     let settings = grid::settings(
         &config.promote,
         &Axes {

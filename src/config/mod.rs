@@ -9,6 +9,7 @@ use serde::Deserialize;
 pub mod checked;
 mod code_mode;
 mod errors;
+pub mod history;
 pub(crate) mod jsonc;
 mod paths;
 mod raw;
@@ -87,6 +88,10 @@ pub struct Config {
     pub store: team_store::TeamStore,
     /// Whose history this is in a team database; `None`: the OS login name.
     pub user: Option<String>,
+    /// Days of usage history kept (`config::history`); 0 keeps everything; unset: the default
+    /// or the longest promotion window, whichever is longer (`Config::history_days`).
+    #[serde(rename = "historyDays")]
+    pub history_days_set: Option<u32>,
 }
 
 /// The listing mode (docs/working-set.md#what-is-listed).
@@ -290,6 +295,7 @@ impl Default for Config {
             code_mode: CodeMode::default(),
             store: team_store::TeamStore::default(),
             user: None,
+            history_days_set: None,
         }
     }
 }
@@ -422,6 +428,7 @@ pub fn validate(config: &Config) -> Result<(), String> {
     config.policy.check(&config.servers)?;
     config.results.check()?;
     config.code_mode.check()?;
+    history::check(config)?;
     if config.server_name.is_empty() {
         return Err("`serverName`: expected a non-empty name".into());
     }

@@ -64,7 +64,7 @@ fn messages() {
             "{\"zzz\": 1}",
             "1:6: `zzz`: unknown field, expected one of `upstream`, `servers`, `listen`, `stateDir`, \
              `serverName`, `backendHints`, `pins`, `pinFiles`, `promote`, `transcripts`, \
-             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `listingUpdates`, `validation`, `policy`, `search`, `results`, `codeMode`, `store`, `user`",
+             `timeouts`, `compactDescriptions`, `searchAliases`, `listing`, `listAllBelowTokens`, `listingUpdates`, `validation`, `policy`, `search`, `results`, `codeMode`, `store`, `user`, `historyDays`",
         ),
         (
             "{\"promote\": {\"minSessions\": \"two\"}}",

@@ -39,6 +39,9 @@ pub struct Options {
     pub progress: bool,
     /// Stamped on `ingest_files.ingested_at`.
     pub now: OffsetDateTime,
+    /// Calls before this time (stored form) are not recorded: the `historyDays` cutoff, `None`
+    /// to keep every call.
+    pub keep_from: Option<String>,
 }
 
 struct Job {
@@ -101,6 +104,7 @@ pub fn ingest_with(
             prev: known.get(&job.key),
             names: &names[job.root],
             now: options.now,
+            keep_from: options.keep_from.as_deref(),
         };
         match ingest_file(store, &ctx, set, &bar, &mut summary) {
             Ok(()) => {}
@@ -233,6 +237,7 @@ struct FileCtx<'a> {
     prev: Option<&'a FileRow>,
     names: &'a Names,
     now: OffsetDateTime,
+    keep_from: Option<&'a str>,
 }
 
 fn ingest_file(
@@ -310,6 +315,12 @@ fn ingest_file(
         calls: std::mem::take(&mut pairing.done),
         ..FileBatch::default()
     };
+    if let Some(keep_from) = ctx.keep_from {
+        let before = batch.calls.len() + batch.pending.len();
+        batch.calls.retain(|c| c.ts.as_str() >= keep_from);
+        batch.pending.retain(|c| c.ts.as_str() >= keep_from);
+        summary.past_horizon += (before - batch.calls.len() - batch.pending.len()) as u64;
+    }
     for c in &batch.pending {
         pending.insert(c.call_id().to_string());
     }

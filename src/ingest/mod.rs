@@ -45,6 +45,9 @@ pub struct IngestSummary {
     pub expired: u64,
     /// Complete lines that could not be parsed (counted and skipped).
     pub skipped_lines: u64,
+    /// Calls older than `historyDays`: not recorded, as retention would remove them (and sum
+    /// them a second time).
+    pub past_horizon: u64,
     /// Configured roots that do not exist.
     pub missing_roots: Vec<String>,
     /// `(path, message)` per file or root that could not be read.
@@ -99,9 +102,11 @@ pub fn ingest_all(
     store: &mut Store,
     progress: bool,
 ) -> anyhow::Result<IngestSummary> {
+    let now = crate::clock::now();
     let options = Options {
         progress,
-        now: crate::clock::now(),
+        now,
+        keep_from: crate::config::history::cutoff(config.history_days(), now),
     };
     ingest_with(config, store, &options)
 }

@@ -13,6 +13,7 @@ pub mod log;
 pub mod projects;
 pub mod promote;
 pub mod report;
+pub mod retention;
 pub mod serve;
 pub mod status;
 pub mod team;
@@ -112,6 +113,12 @@ impl Store {
         };
         let mut conn = Connection::open(path).map_err(sq)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(sq)?;
+        // Takes effect on a new file only (before its first table, and before WAL mode writes
+        // the header): retention then gives freed pages back in steps (`store::retention`). An
+        // older file keeps its mode until a VACUUM
+        // (docs/database.md#what-is-kept-and-for-how-long).
+        conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")
+            .map_err(sq)?;
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(sq)?;
         conn.pragma_update(None, "synchronous", "NORMAL")

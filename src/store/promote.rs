@@ -53,6 +53,12 @@ pub fn with_last_success<E>(
     Ok(out)
 }
 
+/// A tool's last success at any time: among the calls kept, else in the per-day sums of the
+/// calls retention removed (`call_days`).
+pub(super) const LAST_SUCCESS: &str = "SELECT MAX(x) FROM (
+    SELECT MAX(ts) AS x FROM calls WHERE tool = ?1 AND ok = 1
+    UNION ALL SELECT MAX(last_success) FROM call_days WHERE tool = ?1)";
+
 /// One real promotion run, ready to be written.
 pub struct PromotionRecord<'a> {
     /// The run's `now`, formatted.
@@ -86,9 +92,7 @@ impl Store {
                 })
             })?
             .collect::<Result<_, _>>()?;
-        let mut last = self
-            .conn
-            .prepare_cached("SELECT MAX(ts) FROM calls WHERE tool = ?1 AND ok = 1")?;
+        let mut last = self.conn.prepare_cached(LAST_SUCCESS)?;
         Ok(with_last_success(out, also, |t| {
             last.query_row([t], |r| r.get(0))
         })?)

@@ -237,8 +237,9 @@ impl Store {
         Ok(out)
     }
 
-    /// The last successful call of each named tool, at any time (`None` if it never succeeded).
-    /// One index walk per tool, newest first, so it stays cheap on a long history.
+    /// The last successful call of each named tool, at any time (`None` if it never succeeded),
+    /// the per-day sums past the horizon included. One index walk per tool, newest first, so it
+    /// stays cheap on a long history.
     pub fn report_last_success(
         &self,
         tools: &[&str],
@@ -246,9 +247,18 @@ impl Store {
         let mut st = self.conn.prepare_cached(
             "SELECT ts FROM calls WHERE tool = ?1 AND ok = 1 ORDER BY ts DESC LIMIT 1",
         )?;
+        // Past the horizon: the per-day sums of the calls retention removed.
+        let mut summed = self
+            .conn
+            .prepare_cached("SELECT MAX(last_success) FROM call_days WHERE tool = ?1")?;
         let mut out = HashMap::new();
         for &t in tools {
-            if let Some(ts) = st.query_row([t], |r| r.get::<_, String>(0)).optional()? {
+            let kept = st.query_row([t], |r| r.get::<_, String>(0)).optional()?;
+            let ts = match kept {
+                Some(ts) => Some(ts),
+                None => summed.query_row([t], |r| r.get::<_, Option<String>>(0))?,
+            };
+            if let Some(ts) = ts {
                 out.insert(t.to_string(), ts);
             }
         }

@@ -7,6 +7,7 @@
 
 pub mod queries;
 pub mod report;
+pub mod retention;
 pub mod ship;
 
 use std::path::PathBuf;

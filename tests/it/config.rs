@@ -1,6 +1,7 @@
 //! Config files the types alone let through, through the real binary: `mws serve --config F`
-//! refuses each before it starts (exit 2, the file, place and reason on stderr, no header value),
-//! and a file that starts with a UTF-8 byte order mark is read.
+//! refuses each before it starts (exit 2, the file, place and reason on stderr, no header value;
+//! a history shorter than a promotion window among them), and a file that starts with a UTF-8
+//! byte order mark is read.
 
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
@@ -70,6 +71,12 @@ fn serve_refuses_configs_the_types_let_through() {
             http(r#", "headers": {"Authorization": "Bearer ${}"}"#),
             "c.json:1:90: `upstream.headers`: empty ${} in header \"Authorization\": write \
              ${NAME} with the name of an environment variable",
+        ),
+        (
+            r#"{"historyDays": 30}"#.to_string(),
+            "c.json: `historyDays`: 30 is shorter than `promote.keepDays` (60); the history must \
+             cover every window promotion reads: set historyDays to at least 60 (0 keeps \
+             everything)",
         ),
     ];
     for (config, want) in cases {

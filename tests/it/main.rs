@@ -23,6 +23,7 @@ mod login;
 mod matrix;
 mod projects;
 mod relay;
+mod retention;
 mod search;
 mod semantic;
 mod setup;

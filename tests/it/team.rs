@@ -778,3 +778,64 @@ fn report_team_without_a_database_says_what_to_set() {
         "{stderr}"
     );
 }
+
+/// Retention on the team database: a member's pass deletes its own rows older than the cutoff
+/// and those of a member not seen since it, keeps every row at or after the cutoff, and leaves
+/// an active teammate's rows to that teammate's own horizon.
+#[test]
+fn retention_deletes_this_members_and_departed_members_old_rows_only() {
+    let Some(pg) = Postgres::start() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for (seed, user) in [(11, "ada"), (12, "bo"), (13, "cy")] {
+        let sub = dir.path().join(user);
+        std::fs::create_dir_all(&sub).unwrap();
+        let store = store_with(&sub, history(seed, 12_000, user));
+        shipper(&pg, user).ship_pending(&store, &mut None).unwrap();
+    }
+    let cutoff = mws::clock::fmt(now() - time::Duration::days(30));
+    let mut c = pg.client();
+    // cy left the team before the cutoff.
+    c.execute(
+        "UPDATE members SET last_seen = '2026-01-01T00:00:00.000Z' WHERE user_name = 'cy'",
+        &[],
+    )
+    .unwrap();
+    let count = |c: &mut postgres::Client, user: &str, old: bool| -> i64 {
+        let op = if old { "<" } else { ">=" };
+        c.query_one(
+            &format!("SELECT COUNT(*) FROM calls WHERE user_name = $1 AND ts {op} $2"),
+            &[&user, &cutoff],
+        )
+        .unwrap()
+        .get(0)
+    };
+    let before: Vec<(i64, i64)> = ["ada", "bo", "cy"]
+        .iter()
+        .map(|u| (count(&mut c, u, true), count(&mut c, u, false)))
+        .collect();
+    assert!(before.iter().all(|&(old, new)| old > 0 && new > 0));
+    let deleted = mws::team::retention::delete_before(&mut c, "ada", &cutoff).unwrap();
+    assert_eq!(deleted as i64, before[0].0 + before[2].0);
+    let after: Vec<(i64, i64)> = ["ada", "bo", "cy"]
+        .iter()
+        .map(|u| (count(&mut c, u, true), count(&mut c, u, false)))
+        .collect();
+    assert_eq!(
+        after,
+        [(0, before[0].1), before[1], (0, before[2].1)],
+        "ada's and cy's old rows go; every row at or after the cutoff, and bo's, stay"
+    );
+    let old_sessions: i64 = c
+        .query_one(
+            "SELECT COUNT(*) FROM sessions WHERE user_name IN ('ada', 'cy') AND last_seen < $1",
+            &[&cutoff],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(old_sessions, 0);
+    // A second pass finds nothing.
+    assert_eq!(
+        mws::team::retention::delete_before(&mut c, "ada", &cutoff).unwrap(),
+        0
+    );
+}

@@ -48,8 +48,10 @@ impl Env {
         let root = dir.path();
         std::fs::create_dir_all(root.join("claude/projects")).unwrap();
         std::fs::create_dir_all(root.join("codex/sessions")).unwrap();
+        // The fixtures' calls have fixed dates: a history kept for ever keeps them at any date.
         let config = json!({
             "stateDir": root.join("state"),
+            "historyDays": 0,
             "transcripts": [
                 {"type": "claude-code", "root": root.join("claude/projects"), "serverNames": servers},
                 {"type": "codex", "root": root.join("codex/sessions"), "serverNames": servers},
@@ -119,11 +121,17 @@ impl Env {
     }
 
     pub fn ingest(&self) -> IngestSummary {
+        self.ingest_keeping_from(None)
+    }
+
+    /// `ingest` recording only calls made at or after `keep_from` (a `historyDays` cutoff).
+    pub fn ingest_keeping_from(&self, keep_from: Option<&str>) -> IngestSummary {
         let loaded = mws::config::load(Some(&self.config_path)).unwrap();
         let mut store = self.store();
         let options = Options {
             progress: false,
             now: mws::clock::parse("2026-11-29T12:00:00Z").unwrap(),
+            keep_from: keep_from.map(str::to_string),
         };
         ingest_with(&loaded.config, &mut store, &options).unwrap()
     }

@@ -379,6 +379,18 @@ fn json_summary_for_machines() {
     assert!(v["errors"].as_array().unwrap().is_empty());
 }
 
+/// Calls older than the history's horizon are not recorded (retention would remove them), and
+/// are counted; a later run with the same horizon records nothing more.
+#[test]
+fn calls_past_the_horizon_are_counted_not_recorded() {
+    let env = Env::samples();
+    let s = env.ingest_keeping_from(Some("2026-01-01T00:00:00.000Z"));
+    assert_eq!((s.new_calls, s.past_horizon), (15, 4));
+    assert!(env.calls().iter().all(|c| c.5.as_str() >= "2026-01-01"));
+    let again = env.ingest_keeping_from(Some("2026-01-01T00:00:00.000Z"));
+    assert_eq!(again.new_calls, 0);
+}
+
 #[test]
 fn identical_duplicate_lines_count_once() {
     let env = Env::new(&["toolbox"]);
