@@ -2,9 +2,9 @@
 //! thread (`crate::script`), and each `tools.<name>(args)` it makes is run on that thread, on the
 //! runtime (`Handle::block_on`), through the path every call takes (`target` for the name, then
 //! `forward_call` with `via` `script`: the policy, held definitions, the schema check, the `calls`
-//! row), unshaped, since its result goes to the script and never to the model. What the script returns is shaped like any result, and
-//! the run is one `script_runs` row. Must not log, store or echo the script's text, its tool
-//! calls' arguments or their results.
+//! row), unshaped, since its result goes to the script and never to the model. What the script
+//! returns is shaped like any result, and the run is one `script_runs` row. Must not log, store or
+//! echo the script's text, its tool calls' arguments or their results.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
