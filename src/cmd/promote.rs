@@ -99,8 +99,8 @@ pub fn run(flag: Option<&Path>, args: PromoteArgs) -> CmdResult {
 
 /// Applies `historyDays` after a real run (docs/database.md#what-is-kept-and-for-how-long): this
 /// machine's history older than the cutoff is summed and removed (`Store::retain`), then this
-/// user's rows on the team database. Says on stderr what went, prefixed with `who`. A team database that
-/// does not answer is a warning: its old rows go at a later run.
+/// user's rows on the team database. Says on stderr what went, prefixed with `who`. A team
+/// database that does not answer is a warning: its old rows go at a later run.
 pub fn retain(
     config: &Config,
     store: &mut Store,

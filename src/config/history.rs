@@ -8,7 +8,7 @@ use super::Config;
 
 /// Default `historyDays`: twice the longest default promotion period (`pinDecayDays`, 90), so
 /// that promotion always reads a full window and `mws what-if` can replay a 90-day window under
-/// 90-day settings. About a third of a year of heavy use stays on disk. Raising it keeps more
+/// 90-day settings. About half a year of heavy use stays on disk. Raising it keeps more
 /// history to report on and makes every promotion, report and what-if read more.
 pub const DEFAULT_HISTORY_DAYS: u32 = 180;
 
