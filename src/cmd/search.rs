@@ -114,7 +114,7 @@ pub fn run(config: Option<&Path>, args: SearchArgs) -> CmdResult {
     // With every tool's vector from the cache, the query is the model's first use: its failure
     // is said as a failed catalog embedding would be.
     let qv = model.as_ref().and_then(|(m, _)| {
-        m.embed(&[query.as_str()])
+        m.embed(&[crate::search::typed_query(&query).as_ref()])
             .map_err(|e| {
                 eprintln!(
                     "mws search: warning: ranking by keywords only: {}",
@@ -354,10 +354,14 @@ fn write_explain(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
 fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::io::Result<()> {
     writeln!(
         out,
-        "    score {:.3} = {:.3} × name bonus {:.2}{}{}; confidence {:.2} (weak below {:.2})",
+        "    score {:.3} = {:.3} × name bonus {:.2}{}{}{}; confidence {:.2} (weak below {:.2})",
         e.score * e.prior * e.server.as_ref().map_or(1.0, |s| s.factor),
         e.base,
         e.name_bonus,
+        match &e.values {
+            Some(v) => format!(" × takes {} {:.2}", v.kinds.join(" and "), v.factor),
+            None => String::new(),
+        },
         match &e.server {
             Some(s) => format!(
                 " × server {} {:.2} ({})",

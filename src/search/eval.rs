@@ -138,7 +138,7 @@ pub fn evaluate(
                 r.unknown.push(e.clone());
             }
         }
-        let qv = vectors.and_then(|(_, f, _)| f(&g.query));
+        let qv = vectors.and_then(|(_, f, _)| f(&super::typed_query(&g.query)));
         let opts = QueryOptions {
             semantic: match (vectors, &qv) {
                 (Some((v, _, fusion)), Some(q)) => Some(Semantic {

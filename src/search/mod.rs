@@ -4,12 +4,14 @@
 //!
 //! Files: `tokenize` (words and stems), `synonyms` (query expansion), `backend` (name prefixes),
 //! `bm25f` (the inverted index and scoring), `rank` (a query against the index, `--explain`),
-//! `modes` (exact / backend / ranked / catalog), `reply` (the JSON and its budget), `query` (the
+//! `modes` (exact / backend / ranked), `whole_catalog` (the empty query's reply), `entities`
+//! (values in a request read as their kind), `reply` (the JSON and its budget), `query` (the
 //! bounds of a query), `eval` (gold sets scored for `mws search --eval`), `prior` (the usage
 //! prior), `semantic` (vectors and fusion; the vectors come from `crate::embed`).
 
 mod backend;
 mod bm25f;
+mod entities;
 pub mod eval;
 mod hash;
 mod modes;
@@ -21,6 +23,7 @@ mod reply;
 pub mod semantic;
 mod synonyms;
 mod tokenize;
+mod whole_catalog;
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, OnceLock};
@@ -28,6 +31,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 pub use bm25f::{FIELDS, Variant};
+pub use entities::typed as typed_query;
 pub use prior::{PRIOR_BOOST, Prior};
 pub use purpose::{PURPOSE_BOOST, ServerPart};
 pub use query::{MAX_QUERY_BYTES, MAX_QUERY_WORDS, QueryError, check as check_query};
@@ -97,6 +101,8 @@ pub struct SearchIndex {
     /// Lowercased names without backend prefix → their tool (`AMBIGUOUS` when several backends
     /// have it), for exact names given without prefix.
     local_names: FastMap<Box<str>, u32>,
+    /// Per tool: the kinds of value it takes (`entities::takes`).
+    takes: Vec<u8>,
     /// Each backend's purpose words (`purpose.rs`).
     purposes: purpose::Purposes,
 }
@@ -172,6 +178,7 @@ impl SearchIndex {
         let purposes =
             purpose::Purposes::build(&backends, &options.backend_hints, &options.purposes);
         SearchIndex {
+            takes: catalog.tools().iter().map(entities::takes).collect(),
             purposes,
             synonyms: Synonyms::new(&options.aliases),
             hints: options.backend_hints.clone(),

@@ -8,20 +8,19 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
+use super::entities;
 use super::prior::PRIOR_EXTRA;
 use super::purpose::PURPOSE_EXTRA;
 use super::query::step;
-use super::reply::{self, Entry, json_len};
+use super::reply::{self, Entry};
 use super::semantic::{Fused, Strength, fused, keyword_share};
 use super::tokenize::tokens;
+use super::whole_catalog;
 use super::{
     DEFAULT_LIMIT, QueryOptions, REPLY_BUDGET, Reply, ReplyJson, SearchIndex, Trimmed, Variant,
 };
-
-/// Group label in the empty-query reply for tools without a backend.
-pub const NO_BACKEND: &str = "(other)";
 
 /// Results a weak reply shows: the nearest few, not a page of weak matches.
 pub const WEAK_RESULTS: usize = 3;
@@ -32,7 +31,7 @@ const CLIENT_PREFIX: &str = "mcp__";
 pub fn run(ix: &SearchIndex, query: &str, listed: &HashSet<String>, opts: &QueryOptions) -> Reply {
     let q = query.trim();
     if q.is_empty() {
-        return catalog(ix, listed);
+        return whole_catalog::catalog(ix, listed);
     }
     if let Some(tool) = exact(ix, q) {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
@@ -67,10 +66,39 @@ pub fn run(ix: &SearchIndex, query: &str, listed: &HashSet<String>, opts: &Query
         rest.push_str(w);
         rest.push(' ');
     }
-    ranked(ix, &rest, restrict, listed, opts)
+    let inside = ranked(ix, &rest, restrict, listed, opts);
+    // The named backend's tools hold the other words weakly or not at all: the name may be a
+    // plain word of the request ("is the page leaking memory? capture the JS heap" names a
+    // memory server). The whole catalog ranks every word, the name included; its answer is
+    // taken when the backend has none, or when its best is a close match in another backend
+    // (for "what time is it in Tokyo" the time server's tools stay).
+    if let Some(b) = restrict
+        && inside.weak_inside
+    {
+        let whole = ranked(ix, q, None, listed, opts);
+        let elsewhere = !whole.weak
+            && whole
+                .top
+                .is_some_and(|d| ix.backends.of_tool[d as usize].is_none_or(|(id, _)| id != b));
+        if inside.reply.result_count == 0 || elsewhere {
+            return whole.reply;
+        }
+    }
+    inside.reply
 }
 
-fn finish(
+/// A ranked reply and what `run` decides on after it.
+struct Ranked {
+    reply: Reply,
+    /// The best tool, if any.
+    top: Option<u32>,
+    /// The reply is weak or empty.
+    weak: bool,
+    /// Ranked inside a named backend, whose best keyword match is under the bar or absent.
+    weak_inside: bool,
+}
+
+pub(super) fn finish(
     mode: &'static str,
     value: Option<Value>,
     text: String,
@@ -190,12 +218,13 @@ fn ranked(
     restrict: Option<u32>,
     listed: &HashSet<String>,
     opts: &QueryOptions,
-) -> Reply {
+) -> Ranked {
     let index = match (opts.variant, &ix.baseline) {
         (Some(Variant::PerFieldSum), Some(b)) => b,
         _ => &ix.index,
     };
-    let query_tokens = tokens(text);
+    let (typed, kinds) = entities::read(text);
+    let query_tokens = tokens(&typed);
     let words = ix.query_words(index, &query_tokens);
     let limit = opts.limit.unwrap_or(DEFAULT_LIMIT);
     let prior = opts.prior.filter(|p| !p.is_empty());
@@ -210,7 +239,7 @@ fn ranked(
     let may_be_nothing = restrict.is_none() && !opts.always_answer;
     let (mut hits, mut matched, strength) = match sem {
         None => {
-            let (hits, matched) = ix.rank(index, &words, allow, limit + extra);
+            let (hits, matched) = ix.rank(index, &words, kinds, allow, limit + extra);
             let strength = match hits.first() {
                 _ if !may_be_nothing => Strength::Close,
                 None => Strength::Nothing,
@@ -229,6 +258,7 @@ fn ranked(
             Fused {
                 index,
                 words: &words,
+                kinds,
                 share: keyword_share(text.split_whitespace().count()),
                 may_be_nothing,
             },
@@ -261,9 +291,13 @@ fn ranked(
     }
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     hits.truncate(limit);
+    let weak_inside = restrict.is_some()
+        && hits.first().is_none_or(|&(top, _)| {
+            ix.confidence(index, top as usize, &words) < ix.min_confidence(index, &words)
+        });
     if let Some(b) = restrict
-        && let Some(&(top, _)) = hits.first()
-        && ix.confidence(index, top as usize, &words) < ix.min_confidence(index, &words)
+        && weak_inside
+        && !hits.is_empty()
     {
         matched += fill_from_backend(ix, b, &mut hits, limit);
     }
@@ -299,6 +333,10 @@ fn ranked(
                 let mut e = ix.explain(index, d as usize, &words);
                 e.prior = prior.map_or(1.0, |p| p.factor(name(d)));
                 e.server = server(d);
+                e.values = entities::part(ix.takes[d as usize], kinds);
+                if let Some(v) = &e.values {
+                    e.score *= v.factor;
+                }
                 e.cosine = sem.and_then(|s| s.vectors.cosine(d as usize, s.query));
                 e
             })
@@ -306,7 +344,12 @@ fn ranked(
     } else {
         Vec::new()
     };
-    finish("ranked", None, r.text, r.shown, r.trimmed, explain)
+    Ranked {
+        reply: finish("ranked", None, r.text, r.shown, r.trimmed, explain),
+        top: hits.first().map(|h| h.0),
+        weak: weak || hits.is_empty(),
+        weak_inside,
+    }
 }
 
 /// The hint of a weak reply: its results are the nearest tools, none of them close.
@@ -339,125 +382,4 @@ fn no_match_hint(ix: &SearchIndex, restrict: Option<u32>) -> String {
         );
     }
     format!("no tool matches these words; {}", try_instead(ix))
-}
-
-/// The whole catalog grouped by backend, names only, listed tools marked `*`. Over budget, each
-/// group keeps its first names and says how many more it has; groups that still do not fit are
-/// dropped from the end and counted in `more`. Sizes are computed arithmetically (prefix sums of
-/// the names' JSON lengths), so a 10,000-tool catalog costs one pass, not one build per try.
-fn catalog(ix: &SearchIndex, listed: &HashSet<String>) -> Reply {
-    let tools = ix.catalog.tools();
-    let n_groups = ix.backends.names.len() + 1;
-    let mut groups: Vec<Vec<String>> = vec![Vec::new(); n_groups];
-    for (d, t) in tools.iter().enumerate() {
-        let g = ix.backends.of_tool[d].map_or(n_groups - 1, |(id, _)| id as usize);
-        let name = t.get("name").and_then(Value::as_str).unwrap_or("");
-        let star = if listed.contains(name) { "*" } else { "" };
-        groups[g].push(format!("{name}{star}"));
-    }
-    let label = |g: usize| -> Option<&str> { ix.backends.names.get(g).map(String::as_str) };
-    let group_json = |g: usize, cap: usize| -> Value {
-        let names = &groups[g];
-        let mut m = Map::new();
-        m.insert("backend".into(), json!(label(g).unwrap_or(NO_BACKEND)));
-        if let Some(h) = label(g).and_then(|b| ix.hints.get(b)) {
-            m.insert("label".into(), json!(h));
-        }
-        m.insert("tools".into(), json!(&names[..cap.min(names.len())]));
-        if names.len() > cap {
-            m.insert("more".into(), json!(names.len() - cap));
-        }
-        Value::Object(m)
-    };
-    let order: Vec<usize> = (0..n_groups).filter(|&g| !groups[g].is_empty()).collect();
-    // Per group: its size with no names and no `more`, and prefix sums of its names' sizes.
-    let prefix: Vec<Vec<usize>> = order
-        .iter()
-        .map(|&g| {
-            let mut acc = vec![0usize];
-            for n in &groups[g] {
-                acc.push(acc.last().unwrap_or(&0) + json_str_len(n) + 1);
-            }
-            acc
-        })
-        .collect();
-    let more_len = |m: usize| {
-        if m == 0 {
-            0
-        } else {
-            ",\"more\":".len() + digits(m)
-        }
-    };
-    // `{"backend":..,"tools":[]}`: the group with cap 0, minus its `more` and the `[]`.
-    let empty: Vec<usize> = order
-        .iter()
-        .map(|&g| json_len(&group_json(g, 0)) - more_len(groups[g].len()) - 2)
-        .collect();
-    let group_len = |i: usize, cap: usize| -> usize {
-        let len = groups[order[i]].len();
-        let k = cap.min(len);
-        empty[i] + 2 + prefix[i][k] - usize::from(k > 0) + more_len(len - k)
-    };
-    let frame = json_len(&json!({"mode": "catalog", "total": tools.len(), "results": []}));
-    let size = |cap: usize, keep: usize| -> usize {
-        let groups_len: usize =
-            (0..keep).map(|i| group_len(i, cap)).sum::<usize>() + keep.saturating_sub(1);
-        let dropped: usize = order[keep..].iter().map(|&g| groups[g].len()).sum();
-        frame + groups_len + more_len(dropped)
-    };
-    let largest = order.iter().map(|&g| groups[g].len()).max().unwrap_or(0);
-    let (mut cap, mut keep) = (largest, order.len());
-    if size(cap, keep) > REPLY_BUDGET {
-        // The largest per-group cap that fits, by bisection; then drop groups from the end.
-        let (mut lo, mut hi) = (0usize, largest);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if size(mid, keep) <= REPLY_BUDGET {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        cap = lo;
-        while keep > 0 && size(cap, keep) > REPLY_BUDGET {
-            keep -= 1;
-        }
-    }
-    let results: Vec<Value> = order[..keep].iter().map(|&g| group_json(g, cap)).collect();
-    let shown: usize = order[..keep]
-        .iter()
-        .map(|&g| groups[g].len().min(cap))
-        .sum();
-    let mut m = Map::new();
-    m.insert("mode".into(), json!("catalog"));
-    m.insert("total".into(), json!(tools.len()));
-    m.insert("results".into(), Value::Array(results));
-    if tools.len() - shown > 0 && keep < order.len() {
-        let dropped: usize = order[keep..].iter().map(|&g| groups[g].len()).sum();
-        m.insert("more".into(), json!(dropped));
-    }
-    let json = Value::Object(m);
-    let text = serde_json::to_string(&json).unwrap_or_default();
-    debug_assert_eq!(text.len(), size(cap, keep));
-    let trimmed = Trimmed {
-        entries_dropped: tools.len() - shown,
-        ..Trimmed::default()
-    };
-    finish("catalog", Some(json), text, shown, trimmed, Vec::new())
-}
-
-/// Length of `s` as a JSON string literal.
-fn json_str_len(s: &str) -> usize {
-    2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf8(),
-        })
-        .sum::<usize>()
-}
-
-fn digits(n: usize) -> usize {
-    n.to_string().len()
 }

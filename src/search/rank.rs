@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::SearchIndex;
 use super::bm25f::Index;
+use super::entities;
 use super::query::step;
 
 /// Weight of a synonym match relative to the literal query word. A tool that uses the user's own
@@ -68,6 +69,9 @@ pub struct Explain {
     pub prior: f32,
     /// The server's part: its purpose's factor and the query words it holds (`purpose.rs`).
     pub server: Option<super::ServerPart>,
+    /// The values' part: the factor for taking a kind of value the request holds (a URL, a
+    /// file path; `entities.rs`), already in `score`.
+    pub values: Option<entities::ValuePart>,
     /// The cosine of the query's vector with the tool's, when vectors ranked too.
     pub cosine: Option<f32>,
     /// `base` in units of an unseen word's idf (`SearchIndex::confidence`).
@@ -167,6 +171,7 @@ impl SearchIndex {
         &self,
         index: &Index,
         words: &[QueryWord],
+        kinds: u8,
         allow: impl Fn(u32) -> bool,
         limit: usize,
     ) -> (Vec<(u32, f32)>, usize) {
@@ -216,7 +221,11 @@ impl SearchIndex {
             let mut out: Vec<(u32, f32)> = Vec::with_capacity(s.touched.len());
             for &d in &s.touched {
                 let i = d as usize;
-                out.push((d, s.acc[i] * name_factor(s.covered[i] as usize, known)));
+                let takes = entities::factor(self.takes[i], kinds);
+                out.push((
+                    d,
+                    s.acc[i] * name_factor(s.covered[i] as usize, known) * takes,
+                ));
                 s.acc[i] = 0.0;
                 s.covered[i] = 0;
             }
@@ -340,6 +349,7 @@ impl SearchIndex {
             name_bonus,
             prior: 1.0,
             server: None,
+            values: None,
             cosine: None,
             confidence: self.confidence(index, doc, words),
             min_confidence: self.min_confidence(index, words),

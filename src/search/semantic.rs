@@ -215,6 +215,8 @@ pub fn fuse(
 pub(super) struct Fused<'a> {
     pub index: &'a super::bm25f::Index,
     pub words: &'a [super::rank::QueryWord],
+    /// The kinds of value the query holds (`entities::kinds`).
+    pub kinds: u8,
     /// The keyword share of the sum (`semantic::keyword_share`).
     pub share: f32,
     /// Whether a weak best may answer nothing (not inside a named backend, not `always_answer`).
@@ -262,11 +264,12 @@ pub(super) fn fused(
     let Fused {
         index,
         words,
+        kinds,
         share,
         may_be_nothing,
     } = q;
     let n = index.n_docs();
-    let (kw, _) = ix.rank(index, words, allow, n);
+    let (kw, _) = ix.rank(index, words, kinds, allow, n);
     let mut near: Vec<(u32, f32)> = (0..n as u32)
         .filter(|&d| allow(d))
         .filter_map(|d| s.vectors.cosine(d as usize, s.query).map(|c| (d, c)))

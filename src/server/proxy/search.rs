@@ -110,7 +110,7 @@ impl Proxy {
         let sem = match self.semantic.ready(snap.version) {
             Some((embedder, vectors)) => self
                 .semantic
-                .query_vector(embedder, &query)
+                .query_vector(embedder, &crate::search::typed_query(&query))
                 .await
                 .map(|q| (vectors, q)),
             None => None,

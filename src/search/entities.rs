@@ -1,0 +1,332 @@
+//! Values in a request read as the kind of value they are: a URL, a file path, an email address,
+//! coordinates, a clock time. "what does https://example.com/blog/rust say" is a request for a
+//! tool that takes a URL, whatever words the address is made of; cut into words, the address
+//! matches tools about blogs and Rust. `typed` replaces each such value by words a tool's name,
+//! parameters or description use for it (`url`, `file path`, `latitude longitude`), so the
+//! ranking finds the tool by what it takes. Pure.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::tokenize::for_each_word;
+
+/// Most a tool's score is multiplied by when it takes a kind of value the request holds (a
+/// required parameter of that kind): `1 + VALUE_BOOST`. Raising it lets what a tool takes
+/// outweigh what its text says.
+pub const VALUE_BOOST: f32 = 0.5;
+
+/// What a value is, and the words that stand for it in the query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Url,
+    Email,
+    Path,
+    Coordinates,
+    Time,
+}
+
+impl Kind {
+    const ALL: [Kind; 5] = [
+        Kind::Url,
+        Kind::Email,
+        Kind::Path,
+        Kind::Coordinates,
+        Kind::Time,
+    ];
+
+    /// How `--explain` names it.
+    fn label(self) -> &'static str {
+        match self {
+            Kind::Url => "a URL",
+            Kind::Email => "an email address",
+            Kind::Path => "a file path",
+            Kind::Coordinates => "coordinates",
+            Kind::Time => "a time",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
+    /// Whether a parameter called `name` (cut into lowercase words) takes this kind of value.
+    fn named(self, words: &[String]) -> bool {
+        let has = |w: &[&str]| words.iter().any(|x| w.contains(&x.as_str()));
+        match self {
+            Kind::Url => has(&["url", "uri", "href", "urls"]),
+            Kind::Email => has(&["email", "emails", "recipient", "recipients"]),
+            Kind::Path => has(&[
+                "path",
+                "paths",
+                "filename",
+                "filepath",
+                "file",
+                "dir",
+                "directory",
+            ]),
+            Kind::Coordinates => {
+                has(&["lat", "latitude", "lng", "lon", "longitude", "coordinates"])
+            }
+            Kind::Time => has(&["time", "datetime"]),
+        }
+    }
+
+    /// The words the value is read as.
+    pub fn words(self) -> &'static str {
+        match self {
+            Kind::Url => "url",
+            Kind::Email => "email",
+            Kind::Path => "file path",
+            Kind::Coordinates => "latitude longitude coordinates",
+            Kind::Time => "time",
+        }
+    }
+}
+
+/// Extensions a bare name (no `/`) must end in to be read as a file: the usual documents, data,
+/// configuration and source files. `js` is left out: "Node.js" and "Vue.js" name libraries.
+const FILE_EXTENSIONS: &[&str] = &[
+    "c", "cfg", "conf", "cpp", "cs", "css", "csv", "doc", "docx", "env", "gif", "go", "gz", "h",
+    "html", "ini", "java", "jpeg", "jpg", "json", "jsonl", "kt", "lock", "log", "md", "mjs", "pdf",
+    "php", "png", "ppt", "pptx", "py", "rb", "rs", "sh", "sql", "svg", "swift", "tar", "toml",
+    "ts", "tsx", "txt", "xls", "xlsx", "xml", "yaml", "yml", "zip",
+];
+
+/// What a file of a well-known type is, in the words its tools use: `contract.docx` is a Word
+/// document, and a catalog's Word server says so.
+fn file_type(path: &str) -> Option<&'static str> {
+    let (_, ext) = path.rsplit_once('.')?;
+    Some(match ext.to_ascii_lowercase().as_str() {
+        "doc" | "docx" => "word document",
+        "xls" | "xlsx" => "excel spreadsheet",
+        "csv" => "csv",
+        "ppt" | "pptx" => "powerpoint presentation",
+        "pdf" => "pdf",
+        "md" => "markdown",
+        "png" | "jpg" | "jpeg" | "gif" | "svg" => "image",
+        _ => return None,
+    })
+}
+
+/// `query` with each value it holds replaced by the words of its kind; borrowed when it holds
+/// none. What the model embeds.
+pub fn typed(query: &str) -> Cow<'_, str> {
+    read(query).0
+}
+
+/// `typed`, and the kinds of the values `query` holds as a set of bits (`Kind::bit`).
+pub fn read(query: &str) -> (Cow<'_, str>, u8) {
+    let pieces: Vec<&str> = query.split_whitespace().collect();
+    let mut out = String::new();
+    let mut kinds = 0;
+    let mut i = 0;
+    while i < pieces.len() {
+        let (kind, used) = match kind_at(&pieces[i..]) {
+            Some(k) => k,
+            None => {
+                push_word(&mut out, pieces[i]);
+                i += 1;
+                continue;
+            }
+        };
+        kinds |= kind.bit();
+        push_word(&mut out, kind.words());
+        if kind == Kind::Path
+            && let Some(words) = file_type(trim(pieces[i + used - 1]))
+        {
+            push_word(&mut out, words);
+        }
+        i += used;
+    }
+    if kinds == 0 {
+        (Cow::Borrowed(query), 0)
+    } else {
+        (Cow::Owned(out), kinds)
+    }
+}
+
+/// The kinds of value `tool` takes, as a set of bits: those of its required parameters, by
+/// their names and a `format` of `uri` or `email`.
+pub fn takes(tool: &Value) -> u8 {
+    let Some(schema) = tool.get("inputSchema") else {
+        return 0;
+    };
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return 0;
+    };
+    let required = schema.get("required").and_then(Value::as_array);
+    let mut out = 0;
+    let mut words = Vec::new();
+    for name in required.into_iter().flatten().filter_map(Value::as_str) {
+        let Some(p) = props.get(name) else { continue };
+        words.clear();
+        for_each_word(name, |w| words.push(w.to_ascii_lowercase()));
+        for k in Kind::ALL {
+            if k.named(&words) {
+                out |= k.bit();
+            }
+        }
+        match p.get("format").and_then(Value::as_str) {
+            Some("uri" | "url" | "iri") => out |= Kind::Url.bit(),
+            Some("email") => out |= Kind::Email.bit(),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The factor for a tool that takes `takes` (`takes`) under a query holding `kinds` (`kinds`).
+pub fn factor(takes: u8, kinds: u8) -> f32 {
+    if takes & kinds != 0 {
+        1.0 + VALUE_BOOST
+    } else {
+        1.0
+    }
+}
+
+/// What a tool takes of the values in the request, for `--explain`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ValuePart {
+    /// The factor the tool's score was multiplied by.
+    pub factor: f32,
+    /// The kinds of value the request holds and the tool takes ("a URL").
+    pub kinds: Vec<&'static str>,
+}
+
+/// `factor` with the kinds it came from; `None` when the tool takes none of them.
+pub fn part(takes: u8, kinds: u8) -> Option<ValuePart> {
+    (takes & kinds != 0).then(|| ValuePart {
+        factor: factor(takes, kinds),
+        kinds: Kind::ALL
+            .into_iter()
+            .filter(|k| takes & kinds & k.bit() != 0)
+            .map(Kind::label)
+            .collect(),
+    })
+}
+
+fn push_word(out: &mut String, w: &str) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(w);
+}
+
+/// The kind of the value that starts at `pieces[0]` and how many pieces it takes (coordinates
+/// written `48.85, 2.29` take two).
+fn kind_at(pieces: &[&str]) -> Option<(Kind, usize)> {
+    let p = trim(pieces[0]);
+    if p.is_empty() {
+        return None;
+    }
+    if let Some(next) = pieces.get(1)
+        && let Some(lat) = pieces[0].strip_suffix(',')
+        && is_coordinate(trim(lat), 90.0)
+        && is_coordinate(trim(next), 180.0)
+    {
+        return Some((Kind::Coordinates, 2));
+    }
+    let kind = if is_url(p) {
+        Kind::Url
+    } else if is_email(p) {
+        Kind::Email
+    } else if let Some((a, b)) = p.split_once(',')
+        && is_coordinate(a, 90.0)
+        && is_coordinate(b, 180.0)
+    {
+        Kind::Coordinates
+    } else if is_time(p) {
+        Kind::Time
+    } else if is_path(p) {
+        Kind::Path
+    } else {
+        return None;
+    };
+    Some((kind, 1))
+}
+
+/// `p` without the quotes, brackets and sentence punctuation around it.
+fn trim(p: &str) -> &str {
+    p.trim_start_matches(['"', '\'', '`', '(', '[', '<', '{'])
+        .trim_end_matches([
+            '"', '\'', '`', ')', ']', '>', '}', ',', '.', '?', '!', ';', ':',
+        ])
+}
+
+fn is_url(p: &str) -> bool {
+    let lower =
+        |s: &str| p.len() > s.len() && p.get(..s.len()).is_some_and(|h| h.eq_ignore_ascii_case(s));
+    lower("http://") || lower("https://") || lower("www.") || lower("ftp://")
+}
+
+fn is_email(p: &str) -> bool {
+    let Some((user, host)) = p.split_once('@') else {
+        return false;
+    };
+    !user.is_empty()
+        && !user.contains('/')
+        && host
+            .split_once('.')
+            .is_some_and(|(a, b)| !a.is_empty() && b.len() >= 2 && !b.contains('@'))
+}
+
+/// A decimal number with a fractional part, within `[-most, most]`.
+fn is_coordinate(p: &str, most: f64) -> bool {
+    p.contains('.') && p.parse::<f64>().is_ok_and(|v| v.abs() <= most)
+}
+
+/// `14:30`, `9:05pm`, `9am`, `11pm`.
+fn is_time(p: &str) -> bool {
+    let lower = p.to_ascii_lowercase();
+    let body = lower
+        .strip_suffix("am")
+        .or_else(|| lower.strip_suffix("pm"))
+        .unwrap_or(&lower);
+    let hour_ok = |h: &str| !h.is_empty() && h.len() <= 2 && h.parse::<u8>().is_ok_and(|h| h < 24);
+    match body.split_once(':') {
+        Some((h, m)) => hour_ok(h) && m.len() == 2 && m.parse::<u8>().is_ok_and(|m| m < 60),
+        None => body.len() < lower.len() && hour_ok(body),
+    }
+}
+
+/// `/srv/app`, `~/notes.md`, `./src`, `C:\Users`, `notes/2026-12-04.md`, `report.docx`, `.env`.
+fn is_path(p: &str) -> bool {
+    if !p.bytes().any(|c| c.is_ascii_alphanumeric()) {
+        return false;
+    }
+    if p.starts_with("~/") || p.starts_with("./") || p.starts_with("../") {
+        return true;
+    }
+    let b = p.as_bytes();
+    if b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\' {
+        return true;
+    }
+    // An absolute path has a second segment ("/srv" alone reads as one): "and/or" is no path.
+    if let Some(rest) = p.strip_prefix('/') {
+        return !rest.is_empty() && rest.bytes().all(is_path_byte);
+    }
+    if !p.bytes().all(is_path_byte) {
+        return false;
+    }
+    // A hidden file: `.env`, `.gitignore`.
+    if let Some(rest) = p.strip_prefix('.') {
+        return rest.len() >= 2 && rest.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+    }
+    let Some((stem, ext)) = p.rsplit_once('.') else {
+        return false;
+    };
+    let last = stem.rsplit(['/', '\\']).next().unwrap_or(stem);
+    !last.is_empty()
+        && (FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+            || (ext == "js" && p.contains('/')))
+}
+
+fn is_path_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'/' | b'\\' | b'.' | b'_' | b'-' | b'~' | b'@' | b'+')
+}
+
+#[cfg(test)]
+#[path = "entities_tests.rs"]
+mod tests;
