@@ -83,6 +83,7 @@ const QUERIES: &[&str] = &[
     "read a file from disk",
     "convert time zone",
     "post a message to a slack channel",
+    "what does https://example.com/blog/post say",
 ];
 
 /// p50 and p99 of one query over the set, `ROUNDS` times.

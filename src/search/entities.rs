@@ -51,13 +51,12 @@ impl Kind {
         1 << self as u8
     }
 
-    /// Whether a parameter called `name` (cut into lowercase words) takes this kind of value.
-    fn named(self, words: &[String]) -> bool {
-        let has = |w: &[&str]| words.iter().any(|x| w.contains(&x.as_str()));
+    /// The words of a parameter name (any case) that say it takes this kind of value.
+    fn names(self) -> &'static [&'static str] {
         match self {
-            Kind::Url => has(&["url", "uri", "href", "urls"]),
-            Kind::Email => has(&["email", "emails", "recipient", "recipients"]),
-            Kind::Path => has(&[
+            Kind::Url => &["url", "uri", "href", "urls"],
+            Kind::Email => &["email", "emails", "recipient", "recipients"],
+            Kind::Path => &[
                 "path",
                 "paths",
                 "filename",
@@ -65,11 +64,9 @@ impl Kind {
                 "file",
                 "dir",
                 "directory",
-            ]),
-            Kind::Coordinates => {
-                has(&["lat", "latitude", "lng", "lon", "longitude", "coordinates"])
-            }
-            Kind::Time => has(&["time", "datetime"]),
+            ],
+            Kind::Coordinates => &["lat", "latitude", "lng", "lon", "longitude", "coordinates"],
+            Kind::Time => &["time", "datetime"],
         }
     }
 
@@ -119,6 +116,7 @@ pub fn typed(query: &str) -> Cow<'_, str> {
 /// `typed`, and the kinds of the values `query` holds as a set of bits (`Kind::bit`).
 pub fn read(query: &str) -> (Cow<'_, str>, u8) {
     let pieces: Vec<&str> = query.split_whitespace().collect();
+    // Built from the first value on: most requests hold none and are returned as they are.
     let mut out = String::new();
     let mut kinds = 0;
     let mut i = 0;
@@ -126,11 +124,16 @@ pub fn read(query: &str) -> (Cow<'_, str>, u8) {
         let (kind, used) = match kind_at(&pieces[i..]) {
             Some(k) => k,
             None => {
-                push_word(&mut out, pieces[i]);
+                if kinds != 0 {
+                    push_word(&mut out, pieces[i]);
+                }
                 i += 1;
                 continue;
             }
         };
+        if kinds == 0 {
+            out = pieces[..i].join(" ");
+        }
         kinds |= kind.bit();
         push_word(&mut out, kind.words());
         if kind == Kind::Path
@@ -158,16 +161,15 @@ pub fn takes(tool: &Value) -> u8 {
     };
     let required = schema.get("required").and_then(Value::as_array);
     let mut out = 0;
-    let mut words = Vec::new();
     for name in required.into_iter().flatten().filter_map(Value::as_str) {
         let Some(p) = props.get(name) else { continue };
-        words.clear();
-        for_each_word(name, |w| words.push(w.to_ascii_lowercase()));
-        for k in Kind::ALL {
-            if k.named(&words) {
-                out |= k.bit();
+        for_each_word(name, |w| {
+            for k in Kind::ALL {
+                if k.names().iter().any(|n| n.eq_ignore_ascii_case(w)) {
+                    out |= k.bit();
+                }
             }
-        }
+        });
         match p.get("format").and_then(Value::as_str) {
             Some("uri" | "url" | "iri") => out |= Kind::Url.bit(),
             Some("email") => out |= Kind::Email.bit(),
@@ -279,15 +281,15 @@ fn is_coordinate(p: &str, most: f64) -> bool {
 
 /// `14:30`, `9:05pm`, `9am`, `11pm`.
 fn is_time(p: &str) -> bool {
-    let lower = p.to_ascii_lowercase();
-    let body = lower
-        .strip_suffix("am")
-        .or_else(|| lower.strip_suffix("pm"))
-        .unwrap_or(&lower);
+    let b = p.as_bytes();
+    let meridiem = b.len() > 2
+        && matches!(b[b.len() - 2] | 0x20, b'a' | b'p')
+        && b[b.len() - 1] | 0x20 == b'm';
+    let body = if meridiem { &p[..p.len() - 2] } else { p };
     let hour_ok = |h: &str| !h.is_empty() && h.len() <= 2 && h.parse::<u8>().is_ok_and(|h| h < 24);
     match body.split_once(':') {
         Some((h, m)) => hour_ok(h) && m.len() == 2 && m.parse::<u8>().is_ok_and(|m| m < 60),
-        None => body.len() < lower.len() && hour_ok(body),
+        None => meridiem && hour_ok(body),
     }
 }
 

@@ -333,7 +333,7 @@ fn ranked(
                 let mut e = ix.explain(index, d as usize, &words);
                 e.prior = prior.map_or(1.0, |p| p.factor(name(d)));
                 e.server = server(d);
-                e.values = entities::part(ix.takes[d as usize], kinds);
+                e.values = entities::part(ix.takes()[d as usize], kinds);
                 if let Some(v) = &e.values {
                     e.score *= v.factor;
                 }

@@ -218,14 +218,13 @@ impl SearchIndex {
                     s.named[d] = false;
                 }
             }
+            let takes = (kinds != 0).then(|| self.takes());
             let mut out: Vec<(u32, f32)> = Vec::with_capacity(s.touched.len());
             for &d in &s.touched {
                 let i = d as usize;
-                let takes = entities::factor(self.takes[i], kinds);
-                out.push((
-                    d,
-                    s.acc[i] * name_factor(s.covered[i] as usize, known) * takes,
-                ));
+                let value = takes.map_or(1.0, |t| entities::factor(t[i], kinds));
+                let named = name_factor(s.covered[i] as usize, known);
+                out.push((d, s.acc[i] * named * value));
                 s.acc[i] = 0.0;
                 s.covered[i] = 0;
             }
