@@ -27,7 +27,7 @@ use mws::server::status::{Daily, REFRESH_SECS, gather as status_gather, page};
 use mws::store::{LogSink, Store};
 use mws::whatif::grid::{self, Axes};
 
-use history_db::{NOW, history};
+use history_db::{NOW, Spec};
 
 /// Days the generated history covers.
 const DAYS: i64 = 365;
@@ -48,41 +48,17 @@ fn calls() -> usize {
 
 /// The cached year of history with `calls` calls, built on first use.
 fn year(calls: usize, cat: &Catalog) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-retention");
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("year-{calls}-v3.db"));
-    if path.exists() {
-        return path;
-    }
-    let started = Instant::now();
-    let h = history::generate(&history::Params {
-        now: clock::parse(NOW).unwrap(),
-        days: DAYS,
-        calls,
-        seed: 17,
-        tools: cat.names().map(str::to_string).collect(),
-        pins: vec!["read_text_file".into()],
-    });
-    let tmp = dir.join(format!("year-{calls}-v3.db.tmp"));
-    let _ = std::fs::remove_file(&tmp);
-    let mut store = Store::open(&tmp).unwrap();
-    store
-        .seed_history(&h.calls, &h.searches, &h.runs, &h.working_set)
-        .unwrap();
-    store
-        .conn()
-        .execute_batch("PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;")
-        .unwrap();
-    drop(store);
-    std::fs::rename(&tmp, &path).unwrap();
-    eprintln!(
-        "built {} ({} calls, {} searches) in {:.1?}",
-        path.display(),
-        h.calls.len(),
-        h.searches.len(),
-        started.elapsed()
-    );
-    path
+    history_db::build(
+        &Spec {
+            dir: "bench-retention",
+            name: format!("year-{calls}-v3"),
+            days: DAYS,
+            calls,
+            seed: 17,
+            sql: "",
+        },
+        cat,
+    )
 }
 
 /// The database file and its WAL, in MB.
@@ -121,16 +97,7 @@ fn timings(db: &Path, cat: &Catalog) -> [Duration; 4] {
         catalog_source: "live".into(),
         ..UpstreamInfo::default()
     };
-    let settings = grid::settings(
-        &config.promote,
-        &Axes {
-            min_sessions: None,
-            min_calls: None,
-            window_days: None,
-            keep_days: None,
-        },
-    )
-    .unwrap();
+    let settings = grid::settings(&config.promote, &Axes::default()).unwrap();
     let promote = median(|| {
         mws::cmd::promote::decide_now(&config, &store, Some(cat), now, false).unwrap();
     });

@@ -24,16 +24,7 @@ fn bench(c: &mut Criterion) {
         pins: vec!["read_text_file".into()],
         ..Config::default()
     };
-    let settings = grid::settings(
-        &config.promote,
-        &Axes {
-            min_sessions: None,
-            min_calls: None,
-            window_days: None,
-            keep_days: None,
-        },
-    )
-    .unwrap();
+    let settings = grid::settings(&config.promote, &Axes::default()).unwrap();
     let now = clock::parse(NOW).unwrap();
     let tok = Tokenizer::load(TokenizerKind::O200k);
     tok.count("warm the tokenizer up");

@@ -45,35 +45,66 @@ pub fn open() -> (usize, Catalog, Store) {
 
 /// The database with `calls` generated calls, built on first use.
 pub fn database(calls: usize, cat: &Catalog) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/bench-report");
+    build(
+        &Spec {
+            dir: "bench-report",
+            name: format!("calls-{calls}-v2"),
+            days: 45,
+            calls,
+            seed: 11,
+            // Each session works in one of about 20 projects, picked from its id's last two
+            // characters.
+            sql: "UPDATE calls SET project = '/home/dev/src/project-' ||
+                    ((unicode(substr(session_id, -1)) * 7 + unicode(substr(session_id, -2, 1))) % 20);",
+        },
+        cat,
+    )
+}
+
+/// A generated history database: where it is cached, its size and what is run on it once seeded.
+pub struct Spec {
+    /// Under target/.
+    pub dir: &'static str,
+    /// The file's name without `.db`: it must change with any of the fields below.
+    pub name: String,
+    pub days: i64,
+    pub calls: usize,
+    pub seed: u64,
+    /// Run after seeding, before the checkpoint and `ANALYZE`.
+    pub sql: &'static str,
+}
+
+/// The database `spec` describes, built on first use and cached.
+pub fn build(spec: &Spec, cat: &Catalog) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join(spec.dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("calls-{calls}-v2.db"));
+    let path = dir.join(format!("{}.db", spec.name));
     if path.exists() {
         return path;
     }
     let started = Instant::now();
     let h = history::generate(&history::Params {
         now: clock::parse(NOW).unwrap(),
-        days: 45,
-        calls,
-        seed: 11,
+        days: spec.days,
+        calls: spec.calls,
+        seed: spec.seed,
         tools: cat.names().map(str::to_string).collect(),
         pins: vec!["read_text_file".into()],
     });
-    let tmp = dir.join(format!("calls-{calls}-v2.db.tmp"));
+    let tmp = dir.join(format!("{}.db.tmp", spec.name));
     let _ = std::fs::remove_file(&tmp);
     let mut store = Store::open(&tmp).unwrap();
     store
         .seed_history(&h.calls, &h.searches, &h.runs, &h.working_set)
         .unwrap();
-    // Each session works in one of about 20 projects, picked from its id's last two characters.
     store
         .conn()
-        .execute_batch(
-            "UPDATE calls SET project = '/home/dev/src/project-' ||
-               ((unicode(substr(session_id, -1)) * 7 + unicode(substr(session_id, -2, 1))) % 20);
-             PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;",
-        )
+        .execute_batch(&format!(
+            "{} PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;",
+            spec.sql
+        ))
         .unwrap();
     drop(store);
     std::fs::rename(&tmp, &path).unwrap();

@@ -22,6 +22,7 @@ pub const MAX_DAYS: u32 = 3650;
 pub const HIT_RATE_TOLERANCE: f64 = 0.01;
 
 /// One grid axis as given on the command line (`1,2,3`), or `None` for its default.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Axes<'a> {
     pub min_sessions: Option<&'a str>,
     pub min_calls: Option<&'a str>,

@@ -217,12 +217,7 @@ fn bad_grids_are_refused_with_the_flag_named() {
         let err = grid::settings(&cur, &axes).unwrap_err();
         assert_eq!(err, want);
     };
-    let none = || Axes {
-        min_sessions: None,
-        min_calls: None,
-        window_days: None,
-        keep_days: None,
-    };
+    let none = Axes::default;
     check(
         Axes {
             min_sessions: Some("0,1"),
