@@ -118,7 +118,22 @@ fn a_tool_that_takes_the_value_comes_first() {
     let format = json!({"name": "f", "inputSchema": {"properties": {"to": {"format": "email"}},
                                                      "required": ["to"]}});
     assert_eq!(takes(&format), Kind::Email.bit());
-    assert_eq!(takes(&json!({"name": "f", "inputSchema": "garbage"})), 0);
+    // Schemas an upstream gets wrong take nothing.
+    for schema in [
+        json!("garbage"),
+        json!({"properties": {"url": {}}, "required": "url"}),
+        json!({"properties": {"url": {}}, "required": [1, null, {"url": 1}]}),
+        json!({"properties": [], "required": ["url"]}),
+        json!({"properties": {"url": {"format": 7}}, "required": ["url", "url", "missing"]}),
+    ] {
+        let t = json!({"name": "f", "inputSchema": schema});
+        let want = if schema["required"][0] == "url" && schema["properties"].is_object() {
+            Kind::Url.bit()
+        } else {
+            0
+        };
+        assert_eq!(takes(&t), want, "{schema}");
+    }
 }
 
 /// Hostile queries: long runs of values, values alone, and text that is all punctuation are

@@ -96,6 +96,23 @@ fn explain_and_limit() {
         "{stdout}"
     );
 
+    // A value in the request: the tool that takes it says so.
+    let real = fixture("real-catalogs.json");
+    let out = run(
+        dir.path(),
+        &[
+            "--catalog",
+            real.to_str().unwrap(),
+            "--keywords",
+            "--explain",
+            "fetch https://docs.python.org/3/whatsnew/3.13.html",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains(" 1. fetch__fetch\n"), "{stdout}");
+    assert!(stdout.contains("× takes a URL 1.50;"), "{stdout}");
+
     let out = run(
         dir.path(),
         &["--catalog", cat.to_str().unwrap(), "--limit", "0", "x"],
