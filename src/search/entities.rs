@@ -25,15 +25,24 @@ pub enum Kind {
     Path,
     Coordinates,
     Time,
+    /// A chat channel: `#general`.
+    Channel,
+    /// A person by handle: `@dana`.
+    Mention,
+    /// A repository as `owner/name`, after "in", "on", "to", "from", "into", "of" or "for".
+    Repo,
 }
 
 impl Kind {
-    const ALL: [Kind; 5] = [
+    const ALL: [Kind; 8] = [
         Kind::Url,
         Kind::Email,
         Kind::Path,
         Kind::Coordinates,
         Kind::Time,
+        Kind::Channel,
+        Kind::Mention,
+        Kind::Repo,
     ];
 
     /// How `--explain` names it.
@@ -44,6 +53,9 @@ impl Kind {
             Kind::Path => "a file path",
             Kind::Coordinates => "coordinates",
             Kind::Time => "a time",
+            Kind::Channel => "a channel",
+            Kind::Mention => "a person",
+            Kind::Repo => "a repository",
         }
     }
 
@@ -67,6 +79,20 @@ impl Kind {
             ],
             Kind::Coordinates => &["lat", "latitude", "lng", "lon", "longitude", "coordinates"],
             Kind::Time => &["time", "datetime"],
+            Kind::Channel => &["channel", "channels"],
+            Kind::Mention => &[
+                "user",
+                "users",
+                "username",
+                "usernames",
+                "assignee",
+                "assignees",
+                "reviewer",
+                "reviewers",
+                "member",
+                "members",
+            ],
+            Kind::Repo => &["repo", "repos", "repository", "repositories"],
         }
     }
 
@@ -78,6 +104,9 @@ impl Kind {
             Kind::Path => "file path",
             Kind::Coordinates => "latitude longitude coordinates",
             Kind::Time => "time",
+            Kind::Channel => "channel",
+            Kind::Mention => "user",
+            Kind::Repo => "repository",
         }
     }
 }
@@ -121,7 +150,8 @@ pub fn read(query: &str) -> (Cow<'_, str>, u8) {
     let mut kinds = 0;
     let mut i = 0;
     while i < pieces.len() {
-        let (kind, used) = match kind_at(&pieces[i..]) {
+        let before = i.checked_sub(1).map(|b| pieces[b]);
+        let (kind, used) = match kind_at(&pieces[i..], before) {
             Some(k) => k,
             None => {
                 if kinds != 0 {
@@ -217,8 +247,8 @@ fn push_word(out: &mut String, w: &str) {
 }
 
 /// The kind of the value that starts at `pieces[0]` and how many pieces it takes (coordinates
-/// written `48.85, 2.29` take two).
-fn kind_at(pieces: &[&str]) -> Option<(Kind, usize)> {
+/// written `48.85, 2.29` take two); `before` is the piece before it.
+fn kind_at(pieces: &[&str], before: Option<&str>) -> Option<(Kind, usize)> {
     let p = trim(pieces[0]);
     if p.is_empty() {
         return None;
@@ -243,11 +273,69 @@ fn kind_at(pieces: &[&str]) -> Option<(Kind, usize)> {
         Kind::Time
     } else if is_path(p) {
         Kind::Path
+    } else if let Some(name) = p.strip_prefix('#')
+        && is_handle(name)
+    {
+        Kind::Channel
+    } else if let Some(name) = p.strip_prefix('@')
+        && is_handle(name)
+    {
+        Kind::Mention
+    } else if before.is_some_and(|b| {
+        ["in", "on", "to", "from", "into", "of", "for"]
+            .iter()
+            .any(|w| trim(b).eq_ignore_ascii_case(w))
+    }) && is_repo(p)
+    {
+        Kind::Repo
     } else {
         return None;
     };
     Some((kind, 1))
 }
+
+/// A channel or user handle after its `#` or `@`: a letter, then letters, digits, `-`, `_`, `.`.
+fn is_handle(name: &str) -> bool {
+    name.as_bytes().first().is_some_and(u8::is_ascii_alphabetic)
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `owner/name`: two segments that each start with a letter or digit and hold letters, digits,
+/// `-`, `_`, `.`, with a lowercase letter somewhere, the second not ending in a file extension.
+fn is_repo(p: &str) -> bool {
+    let Some((owner, name)) = p.split_once('/') else {
+        return false;
+    };
+    let segment = |s: &str| {
+        s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+            && s.bytes()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+            && !s.bytes().all(|c| c.is_ascii_digit())
+    };
+    // `AR/VR`, `EUR/USD`, `TCP/IP`: pairs of capitals are words, not repositories; so are the
+    // usual pairs of words.
+    let lower = p.bytes().any(|c| c.is_ascii_lowercase());
+    let words = WORD_PAIRS.iter().any(|w| w.eq_ignore_ascii_case(p));
+    segment(owner) && segment(name) && lower && !words && !is_path(p)
+}
+
+/// Pairs of words written with a slash, never a repository.
+const WORD_PAIRS: &[&str] = &[
+    "and/or",
+    "either/or",
+    "on/off",
+    "yes/no",
+    "true/false",
+    "read/write",
+    "input/output",
+    "client/server",
+    "lat/long",
+    "lat/lng",
+    "his/her",
+    "he/she",
+];
 
 /// `p` without the quotes, brackets and sentence punctuation around it.
 fn trim(p: &str) -> &str {

@@ -60,6 +60,18 @@ fn values_are_read_as_their_kind() {
         ("remind me at 9am", "remind me at time"),
         ("mail ana@example.org the notes", "mail email the notes"),
         (
+            "tell #general that the deploy is done",
+            "tell channel that the deploy is done",
+        ),
+        (
+            "ask @dana and @li.wu to review",
+            "ask user and user to review",
+        ),
+        (
+            "open an issue in acme/webapp: login fails",
+            "open an issue in repository login fails",
+        ),
+        (
             "save it as notes/2026-12-04.md please",
             "save it as file path markdown please",
         ),
@@ -80,8 +92,11 @@ fn words_that_only_look_like_values_stay() {
         "e.g. a list",
         "pi is 3.14",
         "start a new branch feature/dark-mode off main",
-        "@alice said hi",
         "ratio 3:2",
+        "3D assets for AR/VR and EUR/USD",
+        "the #1 choice, @ 5pm-ish, #, @",
+        "a branch feature/dark-mode off main",
+        "in and/or out",
         "Matrix’s sequel",
         "東京の天気.",
         "wwwé",
