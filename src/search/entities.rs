@@ -1,9 +1,11 @@
 //! Values in a request read as the kind of value they are: a URL, a file path, an email address,
-//! coordinates, a clock time. "what does https://example.com/blog/rust say" is a request for a
-//! tool that takes a URL, whatever words the address is made of; cut into words, the address
-//! matches tools about blogs and Rust. `typed` replaces each such value by words a tool's name,
-//! parameters or description use for it (`url`, `file path`, `latitude longitude`), so the
-//! ranking finds the tool by what it takes. Pure.
+//! coordinates, a clock time, a channel (`#general`), a handle (`@dana`), a repository
+//! (`owner/name` after "in", "to", ...). "what does https://example.com/blog/rust say" is a
+//! request for a tool that takes a URL, whatever words the address is made of; cut into words,
+//! the address matches tools about blogs and Rust. `typed` replaces each such value by words a
+//! tool's name, parameters or description use for it (`url`, `file path`, `latitude longitude`),
+//! and `takes` reads which kinds each tool's required parameters take, so the ranking finds the
+//! tool by what it takes (`factor`). Pure.
 
 use std::borrow::Cow;
 
