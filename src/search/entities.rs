@@ -305,7 +305,7 @@ fn is_handle(name: &str) -> bool {
 }
 
 /// `owner/name`: two segments that each start with a letter or digit and hold letters, digits,
-/// `-`, `_`, `.`, with a lowercase letter somewhere, the second not ending in a file extension.
+/// `-`, `_`, `.`, with a lowercase letter somewhere (`kind_at` has ruled out a file path).
 fn is_repo(p: &str) -> bool {
     let Some((owner, name)) = p.split_once('/') else {
         return false;
@@ -320,7 +320,7 @@ fn is_repo(p: &str) -> bool {
     // usual pairs of words.
     let lower = p.bytes().any(|c| c.is_ascii_lowercase());
     let words = WORD_PAIRS.iter().any(|w| w.eq_ignore_ascii_case(p));
-    segment(owner) && segment(name) && lower && !words && !is_path(p)
+    segment(owner) && segment(name) && lower && !words
 }
 
 /// Pairs of words written with a slash, never a repository.

@@ -330,13 +330,9 @@ fn ranked(
         hits.iter()
             .take(r.shown)
             .map(|&(d, _)| {
-                let mut e = ix.explain(index, d as usize, &words);
+                let mut e = ix.explain(index, d as usize, &words, kinds);
                 e.prior = prior.map_or(1.0, |p| p.factor(name(d)));
                 e.server = server(d);
-                e.values = entities::part(ix.takes()[d as usize], kinds);
-                if let Some(v) = &e.values {
-                    e.score *= v.factor;
-                }
                 e.cosine = sem.and_then(|s| s.vectors.cosine(d as usize, s.query));
                 e
             })

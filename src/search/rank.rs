@@ -300,8 +300,15 @@ impl SearchIndex {
         MIN_CONFIDENCE.min(MIN_SHARE * most)
     }
 
-    /// The parts of `doc`'s score for `--explain`.
-    pub(super) fn explain(&self, index: &Index, doc: usize, words: &[QueryWord]) -> Explain {
+    /// The parts of `doc`'s score for `--explain`; `kinds` are the kinds of value the request
+    /// holds (`entities::read`).
+    pub(super) fn explain(
+        &self,
+        index: &Index,
+        doc: usize,
+        words: &[QueryWord],
+        kinds: u8,
+    ) -> Explain {
         let lens = index.lens(doc);
         let mut parts = Vec::new();
         let mut base = 0.0;
@@ -337,18 +344,21 @@ impl SearchIndex {
             }
         }
         let name_bonus = self.bonus(index, doc, words);
+        let values = (kinds != 0)
+            .then(|| entities::part(self.takes()[doc], kinds))
+            .flatten();
         Explain {
             name: self.catalog.tools()[doc]
                 .get("name")
                 .and_then(|v| v.as_str())
                 .unwrap_or("")
                 .to_string(),
-            score: base * name_bonus,
+            score: base * name_bonus * values.as_ref().map_or(1.0, |v| v.factor),
             base,
             name_bonus,
             prior: 1.0,
             server: None,
-            values: None,
+            values,
             cosine: None,
             confidence: self.confidence(index, doc, words),
             min_confidence: self.min_confidence(index, words),

@@ -215,7 +215,7 @@ pub fn fuse(
 pub(super) struct Fused<'a> {
     pub index: &'a super::bm25f::Index,
     pub words: &'a [super::rank::QueryWord],
-    /// The kinds of value the query holds (`entities::kinds`).
+    /// The kinds of value the query holds (`entities::read`).
     pub kinds: u8,
     /// The keyword share of the sum (`semantic::keyword_share`).
     pub share: f32,
