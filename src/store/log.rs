@@ -26,6 +26,14 @@ pub const MAX_BATCH: usize = 512;
 /// fewer commits but rows that reach the database later.
 pub const BATCH_WINDOW: Duration = Duration::from_millis(100);
 
+/// A written-through log (`spawn_write_through`) commits a record at once unless its last commit
+/// ended less than this long ago; then it waits out the rest and commits what came meanwhile. A
+/// call after a pause (an agent's calls are a model turn apart) is in the database a commit after
+/// it ends; a burst is committed about this often instead of once per call (a commit per call was
+/// most of `serve --stdio`'s CPU per call). A kill loses at most the rows of the last this long,
+/// and only in a burst.
+pub const THROUGH_LINGER: Duration = Duration::from_millis(10);
+
 /// One `search_tools` reply as the proxy sent it. Never the query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchRecord {
@@ -76,8 +84,9 @@ impl LogSink {
     }
 
     /// A log for one client that may end its mws process at any moment (a stdio client stops
-    /// its server when it exits, often with a kill): the database is opened at once and each
-    /// record is written as soon as it arrives, without a batch window.
+    /// its server when it exits, often with a kill): the database is opened at once and a record
+    /// is written as soon as it arrives, without a batch window, unless the last commit was less
+    /// than `THROUGH_LINGER` ago.
     pub fn spawn_write_through(path: &Path) -> LogSink {
         LogSink::spawn_with(path, Duration::ZERO)
     }
@@ -164,9 +173,18 @@ fn writer(
     }
     // The last batch was full: more rows are waiting, so the next one does not wait out a window.
     let mut backlog = false;
+    // When the last write ended (written-through logs only).
+    let mut last_write: Option<Instant> = None;
     while let Ok(first) = rx.recv() {
-        if !backlog && !window.is_zero() && !matches!(first, LogEvent::Flush(_)) {
-            wait_out_window(flush_wanted, window);
+        let wait = if window.is_zero() {
+            last_write.map_or(Duration::ZERO, |t| {
+                THROUGH_LINGER.saturating_sub(t.elapsed())
+            })
+        } else {
+            window
+        };
+        if !backlog && !wait.is_zero() && !matches!(first, LogEvent::Flush(_)) {
+            wait_out_window(flush_wanted, wait);
         }
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -210,7 +228,9 @@ fn writer(
                 }
             }
             if let Some(s) = store.as_mut() {
-                match s.write_log(&records) {
+                let written = s.write_log(&records);
+                last_write = Some(Instant::now());
+                match written {
                     Ok(()) => health.check_header(),
                     Err(e) => {
                         if let StoreError::Sql(error) = &e {

@@ -117,3 +117,50 @@ fn sink_writes_and_flushes() {
         .unwrap();
     assert_eq!(n, 1);
 }
+
+/// Rows in `calls`, read from a connection of the test's own.
+fn count_calls(path: &std::path::Path) -> i64 {
+    Store::open(path)
+        .ok()
+        .and_then(|s| {
+            s.conn
+                .query_row("SELECT COUNT(*) FROM calls", [], |r| r.get(0))
+                .ok()
+        })
+        .unwrap_or(0)
+}
+
+/// Polls (every 10 ms, 10 s at most) until `calls` holds `n` rows.
+fn wait_for_rows(path: &std::path::Path, n: i64) -> i64 {
+    let mut got = 0;
+    for _ in 0..1000 {
+        got = count_calls(path);
+        if got >= n {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    got
+}
+
+#[test]
+fn a_written_through_log_commits_a_lone_row_and_a_burst_without_a_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.db");
+    let sink = LogSink::spawn_write_through(&path);
+    sink.call(call("proxy:lone", None));
+    assert_eq!(wait_for_rows(&path, 1), 1, "a lone row was never committed");
+    // A burst right after the first commit: some rows wait out the linger, none is left behind.
+    for i in 0..300 {
+        sink.call(call(&format!("proxy:{i}"), None));
+    }
+    assert_eq!(
+        wait_for_rows(&path, 301),
+        301,
+        "rows of a burst were left uncommitted"
+    );
+    // After a pause, a row is again committed without a flush.
+    std::thread::sleep(THROUGH_LINGER * 2);
+    sink.call(call("proxy:after", None));
+    assert_eq!(wait_for_rows(&path, 302), 302);
+}
