@@ -53,6 +53,12 @@ pub fn render(s: &IngestSummary) -> String {
     for root in &s.missing_roots {
         text += &format!("  no such root: {}\n", Safe(root));
     }
+    if s.files_gone > 0 {
+        text += &format!(
+            "  {} file(s) read before are gone: no longer tracked (their calls stay)\n",
+            s.files_gone
+        );
+    }
     for m in &s.malformed {
         text += &format!(
             "  malformed: {} line(s) in {}, first {}\n",
@@ -104,6 +110,7 @@ mod tests {
             skipped_lines: 1,
             past_horizon: 3,
             missing_roots: vec!["/r".into()],
+            files_gone: 2,
             errors: vec![("/x".into(), "permission denied".into())],
             malformed: vec![Malformed {
                 path: "/a.jsonl".into(),
@@ -117,6 +124,7 @@ mod tests {
              2 call(s) still without a result after 24 h recorded as aborted\n  \
              3 call(s) older than historyDays not recorded\n  \
              no such root: /r\n  \
+             2 file(s) read before are gone: no longer tracked (their calls stay)\n  \
              malformed: 1 line(s) in /a.jsonl, first /a.jsonl:3: expected value at line 1 column 1\n  \
              (MWS_LOG=debug lists every malformed line)\n  \
              error: /x: permission denied\n"

@@ -2,7 +2,7 @@
 //! stopped, pairs calls with results (across runs through `ingest_pending`) and writes one
 //! transaction per file through `store/ingest.rs`. Must not hold SQL or parse lines itself.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -113,9 +113,24 @@ pub fn ingest_with(
         }
     }
     bar.finish();
+    summary.files_gone = store.forget_ingest_files(&gone(&known, &keys))?;
     let cutoff = clock::fmt(options.now - PENDING_EXPIRY);
     summary.expired = store.expire_pending(&cutoff, Status::Aborted)?;
     Ok(summary)
+}
+
+/// The files of `known` that this run's walk did not find (`walked`) and that are not there
+/// (not found, as opposed to unreadable): their rows only grow the table. A file that comes
+/// back is read again from its start, its calls then counted as duplicates.
+fn gone<'a>(known: &'a HashMap<String, FileRow>, walked: &HashSet<String>) -> Vec<&'a str> {
+    known
+        .keys()
+        .filter(|k| !walked.contains(*k))
+        .filter(|k| {
+            std::fs::symlink_metadata(k).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        })
+        .map(String::as_str)
+        .collect()
 }
 
 /// Upstream tool names: the `catalog` table, else the stored `catalog.json` (`probe::stored`),

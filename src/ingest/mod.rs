@@ -50,6 +50,9 @@ pub struct IngestSummary {
     pub past_horizon: u64,
     /// Configured roots that do not exist.
     pub missing_roots: Vec<String>,
+    /// Files read in an earlier run that no longer exist: their `ingest_files` rows are removed
+    /// (their calls stay).
+    pub files_gone: u64,
     /// `(path, message)` per file or root that could not be read.
     pub errors: Vec<(String, String)>,
     /// Files with malformed lines this run.

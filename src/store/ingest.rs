@@ -71,6 +71,26 @@ enum Outcome {
 }
 
 impl Store {
+    /// Removes the `ingest_files` rows of `paths` (files that no longer exist), in one
+    /// transaction; the calls read from them stay. Returns how many rows went.
+    pub fn forget_ingest_files(&mut self, paths: &[&str]) -> Result<u64, StoreError> {
+        if paths.is_empty() {
+            return Ok(0);
+        }
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut n = 0;
+        {
+            let mut stmt = tx.prepare_cached("DELETE FROM ingest_files WHERE path = ?1")?;
+            for p in paths {
+                n += stmt.execute([p])? as u64;
+            }
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+
     /// Every file ingest has read, by path.
     pub fn ingest_files(&self) -> Result<HashMap<String, FileRow>, StoreError> {
         let mut stmt = self.conn.prepare(

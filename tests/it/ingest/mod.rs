@@ -407,3 +407,44 @@ fn identical_duplicate_lines_count_once() {
     assert_eq!((s.new_calls, s.duplicates, s.pending), (1, 2, 0), "{s:?}");
     assert_eq!(env.calls().len(), 1);
 }
+
+/// A transcript file deleted after it was read: its `ingest_files` row goes (the table would
+/// otherwise grow with every session file ever seen), its calls stay; a file that comes back is
+/// read again and adds no row.
+#[test]
+fn a_deleted_file_is_no_longer_tracked_and_its_calls_stay() {
+    let env = Env::samples();
+    env.ingest();
+    let before = env.calls();
+    let tracked = env.store().ingest_files().unwrap();
+    let file = env.path(
+        "claude/projects/-Users-dana-src-weather-app/c8e21d40-93aa-4f6b-a7d2-6b0e5f14c9a7.jsonl",
+    );
+    let key = file.display().to_string();
+    assert!(tracked.contains_key(&key), "{:?}", tracked.keys());
+    let text = std::fs::read(&file).unwrap();
+    std::fs::remove_file(&file).unwrap();
+
+    let s = env.ingest();
+    assert_eq!(s.files_gone, 1, "{s:?}");
+    let now = env.store().ingest_files().unwrap();
+    assert!(!now.contains_key(&key));
+    assert_eq!(now.len(), tracked.len() - 1);
+    assert_eq!(env.calls(), before, "the calls of a gone file stay");
+    let shown = mws::cmd::ingest::render(&s);
+    assert!(
+        shown.contains("1 file(s) read before are gone: no longer tracked (their calls stay)"),
+        "{shown}"
+    );
+
+    // Back again: read from its start, every call a duplicate.
+    std::fs::write(&file, &text).unwrap();
+    let back = env.ingest();
+    assert_eq!(
+        (back.files_read, back.new_calls, back.files_gone),
+        (1, 0, 0),
+        "{back:?}"
+    );
+    assert_eq!(env.calls(), before);
+    assert!(env.store().ingest_files().unwrap().contains_key(&key));
+}
