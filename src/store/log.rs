@@ -80,7 +80,7 @@ impl LogSink {
     /// Starts the writer thread for the database at `path`. The database is opened lazily and
     /// re-opened after a failure, so a missing or read-only state dir only costs log rows.
     pub fn spawn(path: &Path) -> LogSink {
-        LogSink::spawn_with(path, BATCH_WINDOW)
+        LogSink::spawn_with(path, Pace::Batched(BATCH_WINDOW))
     }
 
     /// A log for one client that may end its mws process at any moment (a stdio client stops
@@ -88,17 +88,17 @@ impl LogSink {
     /// is written as soon as it arrives, without a batch window, unless the last commit was less
     /// than `THROUGH_LINGER` ago.
     pub fn spawn_write_through(path: &Path) -> LogSink {
-        LogSink::spawn_with(path, Duration::ZERO)
+        LogSink::spawn_with(path, Pace::Through(THROUGH_LINGER))
     }
 
-    fn spawn_with(path: &Path, window: Duration) -> LogSink {
+    fn spawn_with(path: &Path, pace: Pace) -> LogSink {
         let (tx, rx) = mpsc::channel();
         let path = path.to_path_buf();
         let flush_wanted = Arc::new(AtomicBool::new(false));
         let wanted = flush_wanted.clone();
         let handle = std::thread::Builder::new()
             .name("mws-log-writer".into())
-            .spawn(move || writer(path, rx, &wanted, window))
+            .spawn(move || writer(path, rx, &wanted, pace))
             .expect("spawn log writer thread");
         LogSink {
             tx,
@@ -131,6 +131,15 @@ impl LogSink {
     }
 }
 
+/// When the writer commits what it was sent.
+#[derive(Clone, Copy)]
+enum Pace {
+    /// Collects for this long after the first record of a batch.
+    Batched(Duration),
+    /// Commits a record at once unless the last commit ended less than this long ago.
+    Through(Duration),
+}
+
 /// Sleeps until `window` has passed or a flush is asked for. The writer sleeps instead of
 /// waiting on the channel: a receiver blocked in `recv_timeout` is woken by every send, which
 /// cost each call a futex wake and the writer a context switch per row.
@@ -151,18 +160,13 @@ fn file_id(path: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
-fn writer(
-    path: PathBuf,
-    rx: mpsc::Receiver<LogEvent>,
-    flush_wanted: &AtomicBool,
-    window: Duration,
-) {
+fn writer(path: PathBuf, rx: mpsc::Receiver<LogEvent>, flush_wanted: &AtomicBool, pace: Pace) {
     let mut store: Option<Store> = None;
     // The file the open store writes to: a deleted or replaced database would otherwise swallow
     // every later row without an error (SQLite keeps writing to the unlinked file).
     let mut opened: Option<(u64, u64)> = None;
     let mut health = super::health::Watch::new(&path);
-    if window.is_zero() {
+    if matches!(pace, Pace::Through(_)) {
         // Written through: the first row must not wait for the database to open. A failure
         // here is tried again, and said, when a record arrives.
         if let Ok(s) = Store::open(&path).and_then(|s| s.trim_for_serving().map(|()| s)) {
@@ -176,12 +180,11 @@ fn writer(
     // When the last write ended (written-through logs only).
     let mut last_write: Option<Instant> = None;
     while let Ok(first) = rx.recv() {
-        let wait = if window.is_zero() {
-            last_write.map_or(Duration::ZERO, |t| {
-                THROUGH_LINGER.saturating_sub(t.elapsed())
-            })
-        } else {
-            window
+        let wait = match pace {
+            Pace::Batched(window) => window,
+            Pace::Through(linger) => {
+                last_write.map_or(Duration::ZERO, |t| linger.saturating_sub(t.elapsed()))
+            }
         };
         if !backlog && !wait.is_zero() && !matches!(first, LogEvent::Flush(_)) {
             wait_out_window(flush_wanted, wait);
