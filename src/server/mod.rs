@@ -2,13 +2,14 @@
 //! `stdio/` and `http/` are the two transports (`http/` also holds the guards and the 2026
 //! envelope checks both use), `status/` the page at `/`, `answer/` how a request is answered for
 //! every transport, `proxy/` the shared state and every method of `Proxy`, `relay/` what goes back
-//! to clients beside answers (sessions, SSE, progress, logs, subscriptions, streams), and
-//! `working_set.rs` the file watcher at the ground. Must not talk to the upstream except through
-//! `upstream::Upstream`.
+//! to clients beside answers (sessions, SSE, progress, logs, subscriptions, streams), and at the
+//! ground `working_set.rs` the file watcher and `give_back.rs` the allocator's trim. Must not talk
+//! to the upstream except through `upstream::Upstream`.
 //!
 //! The re-exports below keep the paths other folders, tests and the fuzz targets use.
 
 pub mod answer;
+pub mod give_back;
 pub mod http;
 pub mod proxy;
 pub mod relay;
