@@ -8,9 +8,11 @@
 //! 2. `tools/call` latency through `mws serve` to the tenth of 10 fast loopback servers against a
 //!    single-upstream mws in front of one such server, alternating rounds. Target: the same.
 //! 3. `mws serve`'s own RSS with 10 stdio servers (`mws demo-upstream` children) after listing
-//!    and calls, against one stdio server. Target: under 40 MB.
+//!    and calls, against one stdio server, read right after the calls and again once the proxy
+//!    has gone quiet and given freed heap back (`server::give_back`). Target: under 40 MB.
 //!
-//! Run: `cargo bench --bench fleet`. `MWS_BENCH_CALLS` sets the calls per round (default 500).
+//! Run: `cargo bench --bench fleet`. `MWS_BENCH_CALLS` sets the calls per round (default 500);
+//! `MWS_BENCH_BASELINE=<path to another mws binary>` measures that build's RSS too, alternating.
 
 mod common;
 
@@ -18,6 +20,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{Child, ms, quantile, request, rss_mb};
+use mws::server::give_back;
 use serde_json::{Value, json};
 
 const SERVERS: usize = 10;
@@ -36,6 +39,8 @@ const DEFAULT_CALLS: usize = 500;
 const ROUNDS: usize = 6;
 /// Calls made before reading the RSS in part 3.
 const RSS_CALLS: usize = 200;
+/// Rounds of part 3 (each build, one server and ten, in turn).
+const RSS_ROUNDS: usize = 3;
 
 fn server(i: usize) -> String {
     format!("s{i}")
@@ -183,9 +188,20 @@ struct Served {
 }
 
 async fn serve_ready(config: Value, tool: &str, args: &Value, http: &reqwest::Client) -> Served {
+    serve_ready_bin(common::mws_bin(), config, tool, args, http).await
+}
+
+/// `serve_ready` with another `mws` binary (`MWS_BENCH_BASELINE`).
+async fn serve_ready_bin(
+    bin: &str,
+    config: Value,
+    tool: &str,
+    args: &Value,
+    http: &reqwest::Client,
+) -> Served {
     let dir = tempfile::tempdir().unwrap();
     let port = common::free_port();
-    let child = common::spawn_serve(dir.path(), config, port);
+    let child = common::spawn_serve_bin(bin, dir.path(), config, port);
     let url = format!("http://127.0.0.1:{port}/mcp");
     let t0 = Instant::now();
     loop {
@@ -294,37 +310,69 @@ async fn part2(http: &reqwest::Client) {
     drop((single, fleet));
 }
 
+/// One reading of part 3, in MB: once quiet, right after the calls, peak.
+type Rss = (f64, f64, f64);
+
 async fn part3(http: &reqwest::Client) {
-    let demo = json!({"command": common::mws_bin(), "args": ["demo-upstream"]});
+    // With MWS_BENCH_BASELINE, that build is measured too, alternating with this one; each
+    // serve runs its own binary as its demo upstreams.
+    let mut bins = vec![("mws".to_string(), common::mws_bin().to_string())];
+    if let Ok(b) = std::env::var("MWS_BENCH_BASELINE") {
+        bins.push(("baseline".to_string(), b));
+    }
     let tool = "mail_list_labels";
-    let mut servers = serde_json::Map::new();
-    for i in 0..SERVERS {
-        servers.insert(server(i), demo.clone());
+    let mut rows: Vec<(String, String, Vec<Rss>)> = Vec::new();
+    for _ in 0..RSS_ROUNDS {
+        for (who, bin) in &bins {
+            let demo = json!({"command": bin, "args": ["demo-upstream"]});
+            let mut servers = serde_json::Map::new();
+            for i in 0..SERVERS {
+                servers.insert(server(i), demo.clone());
+            }
+            for (label, config, name) in [
+                (
+                    "1 stdio upstream".to_string(),
+                    json!({"upstream": demo, "transcripts": []}),
+                    tool.to_string(),
+                ),
+                (
+                    format!("{SERVERS} stdio servers"),
+                    json!({"servers": servers, "transcripts": []}),
+                    format!("{}__{tool}", server(SERVERS - 1)),
+                ),
+            ] {
+                let none = json!({});
+                let s = serve_ready_bin(bin, config, &name, &none, http).await;
+                let _ = post(http, &s.url, 1, "tools/list", json!({})).await;
+                let mut sink = Vec::new();
+                timed_calls(&s, &name, &none, RSS_CALLS, http, &mut sink).await;
+                let (busy, _) = rss_mb(s.child.0.id());
+                // Once quiet, serve gives freed heap back (`server::give_back`): two ticks and a
+                // margin.
+                tokio::time::sleep(give_back::TICK * 2 + Duration::from_millis(500)).await;
+                let (rss, peak) = rss_mb(s.child.0.id());
+                match rows.iter_mut().find(|r| r.0 == *who && r.1 == label) {
+                    Some(r) => r.2.push((rss, busy, peak)),
+                    None => rows.push((who.clone(), label, vec![(rss, busy, peak)])),
+                }
+            }
+        }
     }
-    let mut rows = Vec::new();
-    for (label, config, name) in [
-        (
-            "1 stdio upstream".to_string(),
-            json!({"upstream": demo, "transcripts": []}),
-            tool.to_string(),
-        ),
-        (
-            format!("{SERVERS} stdio servers"),
-            json!({"servers": servers, "transcripts": []}),
-            format!("{}__{tool}", server(SERVERS - 1)),
-        ),
-    ] {
-        let none = json!({});
-        let s = serve_ready(config, &name, &none, http).await;
-        let _ = post(http, &s.url, 1, "tools/list", json!({})).await;
-        let mut sink = Vec::new();
-        timed_calls(&s, &name, &none, RSS_CALLS, http, &mut sink).await;
-        let (rss, peak) = rss_mb(s.child.0.id());
-        rows.push((label, rss, peak));
-    }
-    println!("\n3. mws serve's own RSS after tools/list and {RSS_CALLS} calls");
-    for (label, rss, peak) in rows {
-        println!("   {label:<26} {rss:.1} MB (peak {peak:.1} MB)   (target < 40 MB)");
+    println!(
+        "\n3. mws serve's own RSS after tools/list and {RSS_CALLS} calls ({RSS_ROUNDS} alternating rounds, min–max)"
+    );
+    let span = |v: &[Rss], f: fn(&Rss) -> f64| {
+        let lo = v.iter().map(f).fold(f64::INFINITY, f64::min);
+        let hi = v.iter().map(f).fold(0.0, f64::max);
+        format!("{lo:.1}–{hi:.1}")
+    };
+    for (who, label, v) in rows {
+        println!(
+            "   {who:<9} {label:<18} {} MB once quiet, {} MB right after the calls (peak {} MB)   (target < 40 MB)",
+            span(&v, |r| r.0),
+            span(&v, |r| r.1),
+            span(&v, |r| r.2),
+        );
     }
 }
 
