@@ -2,7 +2,7 @@
 //! loopback upstream and through the real `mws serve` binary in front of it, p50/p99 over
 //! `MWS_BENCH_CALLS` calls per path (default 10,000) at concurrency 1 and 16, the added latency,
 //! throughput, and the proxy's RSS with a 1,000-tool catalog (search index built, every call
-//! logged to its database). Direct and proxied rounds alternate so machine load hits both alike.
+//! logged to its database): after the runs, once quiet, and serving again. Direct and proxied rounds alternate so machine load hits both alike.
 //! A `floor` path runs in the same rounds: a bare pass-through on the same stack, in a process of
 //! its own (`start_floor`), so the table shows what any proxy of this kind adds on this machine,
 //! and its CPU per call, next to what mws adds.
@@ -347,6 +347,14 @@ fn main() {
         }
         let cpu = cpu_secs(floor_child.0.id()) - floor_cpu_before;
         println!("floor CPU: {:.1} µs per proxied call ({cpu:.2} s over {} calls)", cpu * 1e6 / (2 * calls) as f64, 2 * calls);
+        // Once quiet, serve gives memory back (`server::give_back`); serving maps some back.
+        tokio::time::sleep(mws::server::give_back::TICK * 2 + Duration::from_millis(500)).await;
+        for p in &proxies {
+            let (quiet, _) = rss_mb(p.child.0.id());
+            run(&p.target, 500, 16).await;
+            let (again, _) = rss_mb(p.child.0.id());
+            println!("{} RSS: {quiet:.1} MB once quiet, {again:.1} MB serving again (500 calls)", p.name);
+        }
         drop(proxies);
     });
 }
