@@ -107,7 +107,7 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     let proxy = Proxy::new(upstream, config, working_set, Some(log.clone()));
     // Tool vectors for search, in the background: keyword ranking answers until they are ready.
     tokio::spawn(server::proxy::search::keep_embedded(proxy.clone()));
-    // Freed heap memory back to the system once the process goes quiet.
+    // Freed heap, and code that ran once, given back to the system once the process goes quiet.
     tokio::spawn(server::give_back::give_back_when_quiet());
     if stdio {
         // On the runtime's worker rather than this thread's `block_on`: the reading loop, the

@@ -3,8 +3,8 @@
 //! envelope checks both use), `status/` the page at `/`, `answer/` how a request is answered for
 //! every transport, `proxy/` the shared state and every method of `Proxy`, `relay/` what goes back
 //! to clients beside answers (sessions, SSE, progress, logs, subscriptions, streams), and at the
-//! ground `working_set.rs` the file watcher and `give_back.rs` the allocator's trim. Must not talk
-//! to the upstream except through `upstream::Upstream`.
+//! ground `working_set.rs` the file watcher and `give_back.rs`, memory given back once quiet. Must
+//! not talk to the upstream except through `upstream::Upstream`.
 //!
 //! The re-exports below keep the paths other folders, tests and the fuzz targets use.
 
