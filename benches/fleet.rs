@@ -21,7 +21,6 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{Child, ms, quantile, request, rss_mb};
-use mws::server::give_back;
 use serde_json::{Value, json};
 
 const SERVERS: usize = 10;
@@ -323,6 +322,28 @@ struct Rss {
     peak: f64,
 }
 
+/// Serves `config` with `bin`, calls `name` and reads RSS at each point of [`Rss`].
+async fn rss_readings(bin: &str, config: Value, name: &str, http: &reqwest::Client) -> Rss {
+    let none = json!({});
+    let s = serve_ready_bin(bin, config, name, &none, http).await;
+    let _ = post(http, &s.url, 1, "tools/list", json!({})).await;
+    let mut sink = Vec::new();
+    timed_calls(&s, name, &none, RSS_CALLS, http, &mut sink).await;
+    let (busy, _) = rss_mb(s.child.0.id());
+    common::wait_until_quiet().await;
+    let (quiet, _) = rss_mb(s.child.0.id());
+    // Serving again: what the serving path maps back.
+    timed_calls(&s, name, &none, RSS_CALLS, http, &mut sink).await;
+    let _ = post(http, &s.url, 2, "tools/list", json!({})).await;
+    let (again, peak) = rss_mb(s.child.0.id());
+    Rss {
+        busy,
+        quiet,
+        again,
+        peak,
+    }
+}
+
 async fn part3(http: &reqwest::Client) {
     // With MWS_BENCH_BASELINE, that build is measured too, alternating with this one; each
     // serve runs its own binary as its demo upstreams.
@@ -351,26 +372,7 @@ async fn part3(http: &reqwest::Client) {
                     format!("{}__{tool}", server(SERVERS - 1)),
                 ),
             ] {
-                let none = json!({});
-                let s = serve_ready_bin(bin, config, &name, &none, http).await;
-                let _ = post(http, &s.url, 1, "tools/list", json!({})).await;
-                let mut sink = Vec::new();
-                timed_calls(&s, &name, &none, RSS_CALLS, http, &mut sink).await;
-                let (busy, _) = rss_mb(s.child.0.id());
-                // Once quiet, serve gives freed heap back (`server::give_back`): two ticks and a
-                // margin.
-                tokio::time::sleep(give_back::TICK * 2 + Duration::from_millis(500)).await;
-                let (quiet, _) = rss_mb(s.child.0.id());
-                // Serving again: what the serving path maps back.
-                timed_calls(&s, &name, &none, RSS_CALLS, http, &mut sink).await;
-                let _ = post(http, &s.url, 2, "tools/list", json!({})).await;
-                let (again, peak) = rss_mb(s.child.0.id());
-                let reading = Rss {
-                    busy,
-                    quiet,
-                    again,
-                    peak,
-                };
+                let reading = rss_readings(bin, config, &name, http).await;
                 match rows.iter_mut().find(|r| r.0 == *who && r.1 == label) {
                     Some(r) => r.2.push(reading),
                     None => rows.push((who.clone(), label, vec![reading])),

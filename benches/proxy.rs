@@ -348,7 +348,7 @@ fn main() {
         let cpu = cpu_secs(floor_child.0.id()) - floor_cpu_before;
         println!("floor CPU: {:.1} µs per proxied call ({cpu:.2} s over {} calls)", cpu * 1e6 / (2 * calls) as f64, 2 * calls);
         // Once quiet, serve gives memory back (`server::give_back`); serving maps some back.
-        tokio::time::sleep(mws::server::give_back::TICK * 2 + Duration::from_millis(500)).await;
+        common::wait_until_quiet().await;
         for p in &proxies {
             let (quiet, _) = rss_mb(p.child.0.id());
             run(&p.target, 500, 16).await;

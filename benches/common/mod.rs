@@ -192,6 +192,12 @@ pub fn rss_mb(pid: u32) -> (f64, f64) {
     (field("VmRSS:"), field("VmHWM:"))
 }
 
+/// Waits until a `mws serve` with nothing to do has gone quiet and given memory back
+/// (`server::give_back`): two of its ticks and a margin.
+pub async fn wait_until_quiet() {
+    tokio::time::sleep(mws::server::give_back::TICK * 2 + Duration::from_millis(500)).await;
+}
+
 /// CPU time (user + system, all threads) a process has used so far, from /proc.
 pub fn cpu_secs(pid: u32) -> f64 {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
