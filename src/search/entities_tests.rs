@@ -163,3 +163,27 @@ fn hostile_queries_are_read_in_one_pass() {
     assert_eq!(typed("ééé@ü.de"), "email");
     assert_eq!(typed("99:99 25:00 1:5"), "99:99 25:00 1:5");
 }
+
+/// The words a value is read as are not widened by synonyms: a URL is not a link between
+/// issues, and a file path is not a doc. The same word typed by the user keeps its synonyms.
+#[test]
+fn the_words_of_a_value_are_not_widened() {
+    let tools = || {
+        vec![
+            tool("issue_link_delete", "Delete an issue link.", "link_id"),
+            tool("doc_get", "Get a doc page.", "slug"),
+            tool("notes_rename", "Rename a note.", "note_id"),
+        ]
+    };
+    assert_eq!(
+        ranked(tools(), "what does https://example.com/blog/rust say"),
+        Vec::<String>::new()
+    );
+    assert_eq!(ranked(tools(), "rename ~/notes/plan.txt"), ["notes_rename"]);
+    // Typed by the user, `url` and `file` keep theirs.
+    assert_eq!(
+        ranked(tools(), "delete the url https://example.com/a"),
+        ["issue_link_delete"]
+    );
+    assert_eq!(ranked(tools(), "get the file ~/a/b.txt"), ["doc_get"]);
+}

@@ -225,7 +225,20 @@ fn ranked(
     };
     let (typed, kinds) = entities::read(text);
     let query_tokens = tokens(&typed);
-    let words = ix.query_words(index, &query_tokens);
+    // The words a value was read as (`url`, `file path`, `word document`) stand for what the
+    // request holds; widened by synonyms, `url` would find tools about links and `file` tools
+    // about docs. Words the user typed as well keep theirs.
+    let derived: HashSet<String> = if kinds == 0 {
+        HashSet::new()
+    } else {
+        let own: HashSet<String> = tokens(text).into_iter().collect();
+        query_tokens
+            .iter()
+            .filter(|t| !own.contains(*t))
+            .cloned()
+            .collect()
+    };
+    let words = ix.query_words(index, &query_tokens, &derived);
     let limit = opts.limit.unwrap_or(DEFAULT_LIMIT);
     let prior = opts.prior.filter(|p| !p.is_empty());
     let allow = |d: u32| match restrict {

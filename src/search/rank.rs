@@ -129,9 +129,15 @@ thread_local! {
 }
 
 impl SearchIndex {
-    /// Stemmed, de-duplicated query words with their term ids. Sets, not scans of the list: a
-    /// query of n distinct words must not cost n² comparisons (64,000 words once took 13.6 s).
-    pub(super) fn query_words(&self, index: &Index, words: &[String]) -> Vec<QueryWord> {
+    /// Stemmed, de-duplicated query words with their term ids, each widened by its synonyms
+    /// unless it is in `literal`. Sets, not scans of the list: a query of n distinct words must
+    /// not cost n² comparisons (64,000 words once took 13.6 s).
+    pub(super) fn query_words(
+        &self,
+        index: &Index,
+        words: &[String],
+        literal: &HashSet<String>,
+    ) -> Vec<QueryWord> {
         let all: HashSet<&str> = words.iter().map(String::as_str).collect();
         let mut seen: HashSet<&str> = HashSet::with_capacity(all.len());
         let mut out: Vec<QueryWord> = Vec::with_capacity(all.len());
@@ -144,7 +150,12 @@ impl SearchIndex {
             if let Some(t) = index.term(w) {
                 terms.push((t, 1.0, false));
             }
-            for s in self.synonyms.expand(w) {
+            let expand = if literal.contains(w) {
+                &[][..]
+            } else {
+                self.synonyms.expand(w)
+            };
+            for s in expand {
                 step(1);
                 // A synonym that is itself a word of the query is scored as that word already;
                 // counting it again here would score it twice ("send an email": email → send).

@@ -78,6 +78,12 @@ const DIRECTED: &[(&str, &[&str])] = &[
     ("large", &["size"]),
     ("small", &["size"]),
     ("recent", &["list", "history"]),
+    // Renaming a file is moving it (`mv`), and saving one is writing it.
+    ("rename", &["move"]),
+    ("save", &["write"]),
+    // What is remembered is kept in a memory.
+    ("remember", &["memory"]),
+    ("memorize", &["memory"]),
     ("monday", &["time", "date", "calendar"]),
     ("tuesday", &["time", "date", "calendar"]),
     ("wednesday", &["time", "date", "calendar"]),

@@ -212,6 +212,10 @@ pub fn is_stop_word(w: &str) -> bool {
     STOP_WORDS.binary_search(&w).is_ok()
 }
 
+/// Words ending in `s` that are not plurals, and whose singular-looking stem is another word:
+/// `news` is not `new`, `series` not `sery`. Sorted.
+const NOT_PLURAL: &[&str] = &["news", "series", "species"];
+
 /// Light stemming into `out`, justified by what tool text and queries actually vary on: plurals
 /// (`files`, `entries`, `searches`), participles and gerunds (`shared`, `sharing`, `listing`), and
 /// a final silent `e` so that `share`/`shared`/`sharing` meet at `shar`. No Porter-style
@@ -221,7 +225,7 @@ pub fn is_stop_word(w: &str) -> bool {
 /// `-ing`/`-ed` is undoubled (`running` → `run`, `calling` keeps `ll`).
 pub fn stem_into(w: &str, out: &mut String) {
     out.clear();
-    if !w.is_ascii() || w.len() <= MIN_STEM {
+    if !w.is_ascii() || w.len() <= MIN_STEM || NOT_PLURAL.binary_search(&w).is_ok() {
         out.push_str(w);
         return;
     }
@@ -290,7 +294,8 @@ mod tests {
     }
 
     #[test]
-    fn stop_words_are_sorted_for_binary_search() {
+    fn word_lists_are_sorted_for_binary_search() {
+        assert!(NOT_PLURAL.windows(2).all(|w| w[0] < w[1]));
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
     }
 
@@ -314,6 +319,7 @@ mod tests {
                 &["lol", "champion", "analysis", "v2", "s3"],
             ),
             ("entries replied", &["entry", "reply"]),
+            ("news series new", &["news", "series", "new"]),
         ];
         for (input, want) in cases {
             assert_eq!(tokens(input), *want, "{input}");
