@@ -8,8 +8,9 @@
 //!
 //! `Proxy` and its dispatch live here; its other methods each in the file of their step:
 //! `call_meta.rs` (`call_tool`, `call_read_only_tool`), `search.rs` (`search_tools`),
-//! `results_call.rs` (big results shaped and paged), `run_script.rs` (code mode), `session_listing.rs` (`tools/list` per
-//! session). What they use, none of which knows `Proxy`:
+//! `results_call.rs` (big results shaped and paged), `run_script.rs` (code mode),
+//! `session_listing.rs` (`tools/list`: a project's fresh listing, a session's). What they use,
+//! none of which knows `Proxy`:
 //! `calls.rs` (a request's `_meta`, stateless sessions), `meta_tools.rs`, `tools_list.rs`,
 //! `held_listing.rs`, `guard_call.rs`, `search_index.rs`, `embedding.rs`, `bridge.rs` and `instructions.rs`.
 
@@ -30,7 +31,6 @@ use crate::results::{PAGE_TOOL, Results};
 use crate::server::proxy::bridge::server_info;
 use crate::server::proxy::calls::{
     CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, outage_result, split_meta,
-    warn_shadowed,
 };
 use crate::server::proxy::embedding::SemanticState;
 use crate::server::proxy::guard_call::Guard;
@@ -38,12 +38,12 @@ use crate::server::proxy::held_listing::HeldListings;
 use crate::server::proxy::instructions::Facts;
 use crate::server::proxy::meta_tools::{CALL_READ_ONLY_TOOL, CALL_TOOL, RUN_SCRIPT, SEARCH_TOOLS};
 use crate::server::proxy::search_index::IndexCache;
-use crate::server::proxy::tools_list::listed_tools;
+use crate::server::proxy::session_listing::Built;
 use crate::server::relay::sessions::negotiate_legacy;
 use crate::server::relay::{logs, subscriptions};
 use crate::server::working_set::WorkingSet;
 use crate::store::LogSink;
-use crate::upstream::{CallContext, CatalogSnapshot, CatalogSource, Upstream, UpstreamError};
+use crate::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
 
 pub mod bridge;
 mod call_meta;
@@ -76,13 +76,6 @@ impl From<UpstreamError> for RpcError {
         }
     }
 }
-
-/// Most fresh listings cached at once, one per project seen; past it the cache starts anew.
-/// Raising it keeps more projects' listings built; each is the size of one `tools/list` answer.
-pub const MAX_CACHED_LISTINGS: usize = 64;
-
-/// A fresh listing and what it was built from: the catalog version and the working sets.
-pub(crate) type Built = (u64, WorkingSet, Arc<Value>);
 
 /// The proxy's shared state: one per process, behind an `Arc`, used by every transport.
 pub struct Proxy {
@@ -209,42 +202,6 @@ impl Proxy {
                 Ok(self.upstream.request(method, params, &ctx).await?)
             }
         }
-    }
-
-    /// The working set a session of `project` lists (`listed::for_project`).
-    pub(crate) fn working_set_for(&self, project: Option<&str>) -> Vec<String> {
-        let sets = self.working_set.borrow().clone();
-        listed::for_project(&sets, project, &self.config.promote)
-    }
-
-    /// The `tools/list` result a new session of `project` gets: meta-tools plus its working set,
-    /// cached per project, catalog version and working sets so that repeated lists cost a clone
-    /// (`session_listing.rs` answers a session that has listed).
-    pub(crate) fn fresh_listing(
-        &self,
-        snap: &CatalogSnapshot,
-        project: Option<&Arc<str>>,
-    ) -> Arc<Value> {
-        let sets = self.working_set.borrow().clone();
-        let key = project.filter(|_| self.config.promote.per_project).cloned();
-        {
-            let cache = self.listing.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((v, w, r)) = cache.get(&key)
-                && *v == snap.version
-                && Arc::ptr_eq(w, &sets)
-            {
-                return r.clone();
-            }
-        }
-        warn_shadowed(&snap.catalog);
-        let ws = listed::for_project(&sets, key.as_deref(), &self.config.promote);
-        let result = Arc::new(json!({"tools": listed_tools(&snap.catalog, &ws, &self.config)}));
-        let mut cache = self.listing.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= MAX_CACHED_LISTINGS {
-            cache.clear();
-        }
-        cache.insert(key, (snap.version, sets, result.clone()));
-        result
     }
 
     /// The server instructions for a session of `project` (they count and name what its
