@@ -11,6 +11,7 @@ use super::SearchIndex;
 use super::bm25f::Index;
 use super::entities;
 use super::query::step;
+use super::synonyms::Synonyms;
 
 /// Weight of a synonym match relative to the literal query word. A tool that uses the user's own
 /// word wins over one that uses a synonym; raising it toward 1 makes them equal.
@@ -147,7 +148,7 @@ impl SearchIndex {
                 continue;
             }
             let mut terms = Vec::new();
-            if let Some(t) = index.term(w) {
+            if let Some(t) = index.term(w).filter(|_| !Synonyms::only_expanded(w)) {
                 terms.push((t, 1.0, false));
             }
             let expand = if literal.contains(w) {

@@ -78,6 +78,9 @@ const DIRECTED: &[(&str, &[&str])] = &[
     ("large", &["size"]),
     ("small", &["size"]),
     ("recent", &["list", "history"]),
+    // The usual abbreviations of code review: a PR is a pull request, an MR a merge request.
+    ("pr", &["pull", "request"]),
+    ("mr", &["merge", "request"]),
     // Renaming a file is moving it (`mv`), and saving one is writing it.
     ("rename", &["move"]),
     ("save", &["write"]),
@@ -96,6 +99,10 @@ const DIRECTED: &[(&str, &[&str])] = &[
     ("yesterday", &["time", "date"]),
     ("week", &["time", "date", "calendar"]),
 ];
+
+/// Question words read only as what they ask for (`DIRECTED`), never literally: "what" in a
+/// request asks for a list, and a tool whose description says "what to watch" is no answer to it.
+const ONLY_EXPANDED: &[&str] = &["what", "who"];
 
 /// Expansions per stemmed query word.
 #[derive(Debug, Clone, Default)]
@@ -142,6 +149,11 @@ impl Synonyms {
     }
 
     /// The expansions of one stemmed word (empty when it has none).
+    /// Whether `word` (stemmed) counts only through its expansions (`ONLY_EXPANDED`).
+    pub fn only_expanded(word: &str) -> bool {
+        ONLY_EXPANDED.contains(&word)
+    }
+
     pub fn expand(&self, word: &str) -> &[String] {
         self.map.get(word).map(Vec::as_slice).unwrap_or(&[])
     }
@@ -171,5 +183,27 @@ mod tests {
         assert!(has("ticket", "Jira"));
         assert!(!has("jira", "ticket"), "config aliases are directed");
         assert!(s.expand("zebra").is_empty());
+    }
+
+    /// "what" asks for a list; a tool that says "what" in its text is no answer for that alone.
+    #[test]
+    fn question_words_count_only_as_what_they_ask_for() {
+        use crate::catalog::Catalog;
+        use crate::search::{SearchIndex, SearchOptions};
+        use serde_json::json;
+        let tools = vec![
+            json!({"name": "what_to_watch", "description": "What to watch tonight."}),
+            json!({"name": "list_movies", "description": "List movies showing near you."}),
+        ];
+        let ix = SearchIndex::build(&Catalog::new(tools), &SearchOptions::default());
+        let r = ix.search("what movies are on", &Default::default());
+        let names: Vec<&str> = r.json["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|x| x["name"].as_str())
+            .collect();
+        assert_eq!(names, ["list_movies"]);
+        assert!(Synonyms::only_expanded("what") && !Synonyms::only_expanded("show"));
     }
 }
