@@ -19,6 +19,7 @@ pub mod schedule;
 pub mod search;
 pub mod servers;
 pub mod team_store;
+mod validate;
 
 pub use checked::MIN_TIMEOUT_MS;
 pub use code_mode::CodeMode;
@@ -29,6 +30,7 @@ pub use paths::{
 pub use results::Results;
 pub use safety::{Policy, ReadOnly, Validation};
 pub use servers::Server;
+pub use validate::{is_loopback, validate};
 
 /// Default listen port.
 pub const DEFAULT_PORT: u16 = 4484;
@@ -409,41 +411,6 @@ pub fn parse(text: &str) -> Result<Config, Problem> {
     de.end().map_err(|e| errors::describe("", &e))?;
     servers::one_of(&plain)?;
     Ok(config)
-}
-
-/// Checks what the types cannot: loopback only, glob syntax. The message names the field.
-pub fn validate(config: &Config) -> Result<(), String> {
-    if !is_loopback(&config.listen.host) {
-        return Err(format!(
-            "`listen.host`: \"{}\" is not a loopback address; mws listens on loopback only \
-             (use 127.0.0.1, ::1 or localhost)",
-            config.listen.host
-        ));
-    }
-    for (i, p) in config.pin_files.iter().enumerate() {
-        if let Err(e) = glob::Pattern::new(p) {
-            return Err(format!("`pinFiles[{i}]`: \"{p}\" is not a valid glob: {e}"));
-        }
-    }
-    config.policy.check(&config.servers)?;
-    config.results.check()?;
-    config.code_mode.check()?;
-    history::check(config)?;
-    if config.server_name.is_empty() {
-        return Err("`serverName`: expected a non-empty name".into());
-    }
-    Ok(())
-}
-
-/// True for `localhost`, any 127.0.0.0/8 address and `::1` (bracketed or not).
-pub fn is_loopback(host: &str) -> bool {
-    let h = host.trim_start_matches('[').trim_end_matches(']');
-    if h.eq_ignore_ascii_case("localhost") {
-        return true;
-    }
-    h.parse::<std::net::IpAddr>()
-        .map(|ip| ip.is_loopback())
-        .unwrap_or(false)
 }
 
 /// Expands `~` in every path field and `pinFiles` glob.
