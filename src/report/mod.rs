@@ -4,6 +4,7 @@
 
 pub mod aggregate;
 mod compute;
+pub mod format;
 pub mod hit_rate;
 pub mod render;
 pub mod shape;

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::queries::{Figures, TeamRows, ToolUse};
-use crate::report::render::{num, pct};
+use crate::report::format::{num, pct};
 use crate::term::safe;
 
 /// One member's line.
