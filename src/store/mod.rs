@@ -14,6 +14,7 @@ pub mod projects;
 pub mod promote;
 pub mod report;
 pub mod retention;
+pub mod seed;
 pub mod serve;
 pub mod status;
 pub mod team;

@@ -14,7 +14,8 @@ use mws::config::Config;
 use mws::report::render::{self, Style};
 use mws::report::{Report, Tokenizer, TokenizerKind, UpstreamInfo, Window};
 use mws::store::Store;
-use mws::store::report::{SeedRun, WorkingSetRow};
+use mws::store::report::WorkingSetRow;
+use mws::store::seed::SeedRun;
 use serde_json::Value;
 
 use crate::support::run::{config_in, json_run, mws_config, offline_config};

@@ -7,7 +7,8 @@ use super::*;
 use crate::call::{Call, Status as CallStatus};
 use crate::config::{Config, Listing};
 use crate::store::SearchRecord;
-use crate::store::report::{SeedRun, WorkingSetRow};
+use crate::store::report::WorkingSetRow;
+use crate::store::seed::SeedRun;
 
 const EVIL: &str = "<img src=x onerror=alert(1)>";
 

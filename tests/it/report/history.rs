@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use mws::call::{Call, Status};
 use mws::clock;
 use mws::store::SearchRecord;
-use mws::store::report::{SeedRun, WorkingSetRow};
+use mws::store::report::WorkingSetRow;
+use mws::store::seed::SeedRun;
 use time::{Duration, OffsetDateTime};
 
 pub struct Params {
