@@ -59,6 +59,7 @@ const BUILT_IN: &[&[&str]] = &[
     &["read", "seen"],
     &["cancel", "delete"],
     &["accept", "decline", "rsvp"],
+    &["secret", "password", "credential"],
 ];
 
 /// One-way expansions: the key implies the values, not the reverse. "Email Bob the report" means
@@ -78,6 +79,12 @@ const DIRECTED: &[(&str, &[&str])] = &[
     ("large", &["size"]),
     ("small", &["size"]),
     ("recent", &["list", "history"]),
+    // A total is a sum over many.
+    ("total", &["sum", "aggregate", "aggregation"]),
+    // A project board is a project (GitHub, GitLab, Jira).
+    ("board", &["project"]),
+    // What is run is a command.
+    ("run", &["command"]),
     // The usual abbreviations of code review: a PR is a pull request, an MR a merge request.
     ("pr", &["pull", "request"]),
     ("mr", &["merge", "request"]),

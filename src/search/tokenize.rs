@@ -37,7 +37,8 @@ pub fn for_each_token(text: &str, mut emit: impl FnMut(&str)) {
 ///
 /// Splitting: any character that is not a letter or digit separates words (`_ - . / :` and
 /// spaces); inside a word, a lower→upper change (`camelCase`) and the last capital of an acronym
-/// run (`HTTPClient` → `http client`) start a new word; letters and digits split (`utf8` → `utf 8`
+/// run (`HTTPClient` → `http client`) start a new word, and an acronym's plural `s` is dropped
+/// (`PRs` → `PR`, `URLs` → `URL`); letters and digits split (`utf8` → `utf 8`
 /// is not done: digits stay attached, so `v2` and `s3` survive); a run of CJK characters, which
 /// marks no word boundaries, gives its overlapping character pairs (`for_each_cjk_part`). ASCII
 /// text (nearly all tool text) takes a byte loop; other text the same rules over `char`s.
@@ -86,17 +87,30 @@ pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)
             let start = i;
             let mut prev = CLASS[b[i] as usize];
             let mut key = b[i] as u64;
+            let mut plural = false;
             i += 1;
             while let Some(&c) = b.get(i) {
                 let class = CLASS[c as usize];
                 if class == 0 {
                     break;
                 }
+                // `PRs`, `URLs`: an acronym's plural `s` ends the word and is dropped.
+                if c == b's'
+                    && prev & UPPER != 0
+                    && i >= start + 2
+                    && CLASS[b[i - 2] as usize] & UPPER != 0
+                    && b.get(i + 1).is_none_or(|&n| CLASS[n as usize] & LOWER == 0)
+                {
+                    plural = true;
+                    break;
+                }
                 if class & UPPER != 0
                     && (prev & (LOWER | DIGIT) != 0
                         || (prev & UPPER != 0
                             && b.get(i + 1)
-                                .is_some_and(|&n| CLASS[n as usize] & LOWER != 0)))
+                                .is_some_and(|&n| CLASS[n as usize] & LOWER != 0)
+                            && !(b[i + 1] == b's'
+                                && b.get(i + 2).is_none_or(|&n| CLASS[n as usize] & LOWER == 0))))
                 {
                     break;
                 }
@@ -105,15 +119,28 @@ pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)
                 i += 1;
             }
             emit(&text[start..i], key);
+            i += usize::from(plural);
         }
         return;
     }
     let mut emit_one = |w: &'t str| emit(w, w.bytes().fold(0u64, |k, b| k << 8 | b as u64));
     let mut emit = |w: &'t str| for_each_cjk_part(w, &mut emit_one);
     let mut start: Option<usize> = None;
-    let mut prev = ' ';
+    let (mut prev, mut prev2) = (' ', ' ');
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
+        if c == 's'
+            && prev.is_uppercase()
+            && prev2.is_uppercase()
+            && let Some(s) = start
+            && !chars.peek().is_some_and(|&(_, n)| n.is_lowercase())
+        {
+            emit(&text[s..i]);
+            start = None;
+            (prev2, prev) = (prev, c);
+            continue;
+        }
+        prev2 = prev;
         if !c.is_alphanumeric() {
             if let Some(s) = start.take() {
                 emit(&text[s..i]);
@@ -123,7 +150,11 @@ pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)
         }
         match start {
             Some(s) if c.is_uppercase() => {
-                let next_lower = chars.peek().is_some_and(|&(_, n)| n.is_lowercase());
+                let mut ahead = chars.clone().map(|(_, n)| n);
+                let (next, after) = (ahead.next(), ahead.next());
+                // An acronym's plural `s` (`PRs`) keeps the acronym whole.
+                let plural = next == Some('s') && !after.is_some_and(char::is_lowercase);
+                let next_lower = next.is_some_and(char::is_lowercase) && !plural;
                 if prev.is_lowercase()
                     || prev.is_ascii_digit()
                     || (prev.is_uppercase() && next_lower)
@@ -319,6 +350,12 @@ mod tests {
                 &["lol", "champion", "analysis", "v2", "s3"],
             ),
             ("entries replied", &["entry", "reply"]),
+            ("PRs URLs APIs IDs", &["pr", "url", "api", "id"]),
+            (
+                "listPRs getURLsFor Rs HTTPSserver",
+                &["list", "pr", "get", "url", "rs", "http", "sserver"],
+            ),
+            ("PRs für URLs", &["pr", "für", "url"]),
             ("news series new", &["news", "series", "new"]),
         ];
         for (input, want) in cases {
