@@ -79,6 +79,8 @@ const DIRECTED: &[(&str, &[&str])] = &[
     ("large", &["size"]),
     ("small", &["size"]),
     ("recent", &["list", "history"]),
+    // An issue, a pull request or a ticket is opened: created.
+    ("open", &["create"]),
     // A total is a sum over many.
     ("total", &["sum", "aggregate", "aggregation"]),
     // A project board is a project (GitHub, GitLab, Jira).
