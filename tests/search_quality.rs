@@ -15,11 +15,11 @@ use serde_json::Value;
 const FIXTURE_TOP1: f64 = 0.70;
 const FIXTURE_TOP3: f64 = 0.90;
 
-/// MetaTool thresholds: what BM25F reached when this test was written, minus 2 points. Raise them
+/// MetaTool thresholds: what BM25F reaches (docs/search.md, Quality), minus 1.5 points. Raise them
 /// when ranking improves; never lower them to make a change pass.
-const METATOOL_TOP1: f64 = 0.50;
-const METATOOL_TOP3: f64 = 0.655;
-const METATOOL_MRR: f64 = 0.59;
+const METATOOL_TOP1: f64 = 0.515;
+const METATOOL_TOP3: f64 = 0.675;
+const METATOOL_MRR: f64 = 0.60;
 
 /// Most top-3 a usage prior on every tool but the expected ones may cost (the prior reorders
 /// near-ties, never a clear lead).

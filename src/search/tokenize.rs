@@ -363,6 +363,24 @@ mod tests {
         }
     }
 
+    /// The byte loop and the `char` loop cut acronyms and their plural `s` alike, however the
+    /// capitals and `s`es fall.
+    #[test]
+    fn both_loops_cut_plural_acronyms_alike() {
+        for text in [
+            "PRs", "As", "Ss", "SS", "sS", "AAs", "AAss", "AAsS", "AAsA", "ABsX", "xABs", "s",
+            "ABs_CDs", "HTTPSs", "PRs2", "IDsé",
+        ] {
+            let mut ascii = Vec::new();
+            for_each_word(text, |w| ascii.push(w.to_string()));
+            let mut wide = Vec::new();
+            for_each_word(&format!("{text} ü"), |w| wide.push(w.to_string()));
+            wide.pop();
+            assert_eq!(ascii, wide, "{text}");
+        }
+        assert_eq!(tokens("AAs ABsX"), ["aa", "ab", "x"]);
+    }
+
     #[test]
     fn short_word_keys_are_their_packed_bytes() {
         for (text, words) in [("getHTTPClient v2_x aVeryLongWord", 9), ("naïveTest ok", 3)] {
