@@ -336,6 +336,30 @@ mod tests {
     use crate::catalog::Catalog;
     use crate::search::QueryOptions;
 
+    /// Vectors of `n` tools in `dim` dimensions, the first `first` of them each along its own
+    /// axis (tool `d` along axis `d`), the rest not embedded.
+    fn axes(dim: usize, n: usize, first: usize) -> Vectors {
+        let mut vectors = Vectors::new(dim, n);
+        for d in 0..first {
+            let mut v = vec![0.0f32; dim];
+            v[d] = 1.0;
+            assert!(vectors.set(d, &v));
+        }
+        vectors
+    }
+
+    /// Options that fuse with `vectors` for the query vector `q`.
+    fn with<'a>(vectors: &'a Vectors, q: &'a [f32]) -> QueryOptions<'a> {
+        QueryOptions {
+            semantic: Some(Semantic {
+                vectors,
+                query: q,
+                fusion: Fusion::Sum,
+            }),
+            ..Default::default()
+        }
+    }
+
     /// Short queries keep the whole keyword share, long ones the long share, and the share falls
     /// steadily in between.
     #[test]
@@ -383,12 +407,7 @@ mod tests {
                 .collect(),
         );
         let ix = SearchIndex::build(&catalog, &Default::default());
-        let mut vectors = Vectors::new(8, tools.len());
-        for d in 0..tools.len() {
-            let mut v = [0.0f32; 8];
-            v[d] = 1.0;
-            assert!(vectors.set(d, &v));
-        }
+        let vectors = axes(8, tools.len(), tools.len());
         // Nearest: alpha, delta, epsilon; beta far down. Every cosine is under MIN_COSINE_ALONE.
         let best = (MIN_COSINE_AGREED + MIN_COSINE_ALONE) / 2.0;
         let mut q = [
@@ -403,14 +422,7 @@ mod tests {
         ];
         q[6] = (1.0 - q.iter().map(|x| x * x).sum::<f32>()).sqrt();
         let ask = |text: &str| {
-            let opts = QueryOptions {
-                semantic: Some(Semantic {
-                    vectors: &vectors,
-                    query: &q,
-                    fusion: Fusion::Sum,
-                }),
-                ..Default::default()
-            };
+            let opts = with(&vectors, &q);
             let reply = ix.search_with(text, &HashSet::new(), &opts);
             let results = reply.json["results"].as_array().unwrap().clone();
             let names = results
@@ -447,24 +459,14 @@ mod tests {
                 .collect(),
         );
         let ix = SearchIndex::build(&catalog, &Default::default());
-        let mut vectors = Vectors::new(5, catalog.tools().len());
-        for d in 0..tools.len() {
-            let mut v = [0.0f32; 5];
-            v[d] = 1.0;
-            assert!(vectors.set(d, &v));
-        }
+        let vectors = axes(5, catalog.tools().len(), tools.len());
         // Nearest by vector: delta (0.6), then alpha (0.35).
         let mut q = [0.35f32, 0.0, 0.0, 0.6, 0.0];
         q[4] = (1.0 - q.iter().map(|x| x * x).sum::<f32>()).sqrt();
         let first = |text: &str| {
             let opts = QueryOptions {
-                semantic: Some(Semantic {
-                    vectors: &vectors,
-                    query: &q,
-                    fusion: Fusion::Sum,
-                }),
                 always_answer: true,
-                ..Default::default()
+                ..with(&vectors, &q)
             };
             let r = ix.search_with(text, &HashSet::new(), &opts);
             r.json["results"][0]["name"]
@@ -490,22 +492,10 @@ mod tests {
                 .collect(),
         );
         let ix = SearchIndex::build(&catalog, &Default::default());
-        let mut vectors = Vectors::new(5, 4);
-        for d in 0..4 {
-            let mut v = [0.0f32; 5];
-            v[d] = 1.0;
-            assert!(vectors.set(d, &v));
-        }
+        let vectors = axes(5, 4, 4);
         let ask = |near: f32| {
             let q = [near, 0.0, 0.0, 0.0, (1.0 - near * near).sqrt()];
-            let opts = QueryOptions {
-                semantic: Some(Semantic {
-                    vectors: &vectors,
-                    query: &q,
-                    fusion: Fusion::Sum,
-                }),
-                ..Default::default()
-            };
+            let opts = with(&vectors, &q);
             let r = ix.search_with("zebra quartz", &HashSet::new(), &opts);
             let n = r.json["results"].as_array().unwrap().len();
             (n, r.json.get("weak").is_some())
