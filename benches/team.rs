@@ -9,6 +9,9 @@
 //!   over every member's rows (targets: 2 s for promotion, 3 s for report and what-if);
 //! - the writer: 8 shippers at once, each from its own state.db, into one database (target:
 //!   5,000 rows/s);
+//! - retention: one member's rows older than `RETAIN_DAYS` deleted in batches
+//!   (`team::retention::delete_before`) while 8 shippers write into the same database; every
+//!   row the cutoff keeps and every row shipped meanwhile must be there after;
 //! - the proxy's latency per call with and without a team database (the write is off the call
 //!   path, so the two should match), alternating rounds of calls to two `mws serve` in front of
 //!   the built-in demo upstream.
@@ -42,6 +45,8 @@ const RUNS: u32 = 5;
 /// Shippers at once, and rows each ships.
 const WRITERS: usize = 8;
 const WRITER_ROWS: usize = 25_000;
+/// The retention part's horizon: the member's rows older than this many days go.
+const RETAIN_DAYS: i64 = 45;
 /// Calls per `mws serve` per round, and rounds.
 const CALLS: usize = 500;
 const ROUNDS: usize = 4;
@@ -197,29 +202,7 @@ fn main() {
     pg.sql("postgres", "CREATE DATABASE writers OWNER mws");
     let url = pg.url_as("mws", "mws-pw", "writers");
     Target::parse(&url, &|_| None).unwrap().connect().unwrap();
-    let stores: Vec<(tempfile::TempDir, Shipper)> = (0..WRITERS)
-        .map(|w| {
-            let d = tempfile::tempdir().unwrap();
-            let s = Store::open(&d.path().join("state.db")).unwrap();
-            let tx = rusqlite::Transaction::new_unchecked(
-                s.conn(),
-                rusqlite::TransactionBehavior::Immediate,
-            )
-            .unwrap();
-            let mut rng = Rng(w as u64 + 1);
-            for n in 0..WRITER_ROWS {
-                insert_call(&tx, &as_call(&row(&mut rng, n, now).1)).unwrap();
-            }
-            tx.commit().unwrap();
-            let shipper = Shipper {
-                target: Target::parse(&url, &|_| None).unwrap(),
-                user: format!("writer-{w}"),
-                in_team_figures: true,
-                spool_max_rows: 1_000_000,
-            };
-            (d, shipper)
-        })
-        .collect();
+    let stores = shippers(&url, "writer", now);
     let start = Instant::now();
     std::thread::scope(|s| {
         for (d, shipper) in &stores {
@@ -232,6 +215,8 @@ fn main() {
     });
     let shipped = start.elapsed();
     let rate = (WRITERS * WRITER_ROWS) as f64 / shipped.as_secs_f64();
+
+    let kept = retention(&pg, &mut client, now);
 
     let (plain, team) = latency(&pg);
 
@@ -269,6 +254,17 @@ fn main() {
         "writer: {WRITERS} shippers x {WRITER_ROWS} rows into one database in {:.2} s: {rate:.0} rows/s",
         shipped.as_secs_f64()
     );
+    println!(
+        "retention: {} of user-07's calls older than {RETAIN_DAYS} days deleted in {:.2} s while {WRITERS} shippers wrote {} rows ({:.0} rows/s); kept {} of {}, shipped {} of {}",
+        kept.deleted,
+        kept.pass.as_secs_f64(),
+        WRITERS * WRITER_ROWS,
+        (WRITERS * WRITER_ROWS) as f64 / kept.shipping.as_secs_f64(),
+        kept.kept_after,
+        kept.kept_before,
+        kept.shipped,
+        WRITERS * WRITER_ROWS
+    );
     println!();
     println!("| mws serve | p50 | p99 | calls |");
     println!("|---|---|---|---|");
@@ -280,6 +276,99 @@ fn main() {
             common::ms(common::quantile(&v, 0.99)),
             v.len()
         );
+    }
+}
+
+/// `WRITERS` state.dbs of `WRITER_ROWS` generated calls each, with a shipper to `url` as
+/// `{user}-{w}`.
+fn shippers(url: &str, user: &str, now: time::OffsetDateTime) -> Vec<(tempfile::TempDir, Shipper)> {
+    (0..WRITERS)
+        .map(|w| {
+            let d = tempfile::tempdir().unwrap();
+            let s = Store::open(&d.path().join("state.db")).unwrap();
+            let tx = rusqlite::Transaction::new_unchecked(
+                s.conn(),
+                rusqlite::TransactionBehavior::Immediate,
+            )
+            .unwrap();
+            let mut rng = Rng(w as u64 + 1);
+            for n in 0..WRITER_ROWS {
+                insert_call(&tx, &as_call(&row(&mut rng, n, now).1)).unwrap();
+            }
+            tx.commit().unwrap();
+            let shipper = Shipper {
+                target: Target::parse(url, &|_| None).unwrap(),
+                user: format!("{user}-{w}"),
+                in_team_figures: true,
+                spool_max_rows: 1_000_000,
+            };
+            (d, shipper)
+        })
+        .collect()
+}
+
+/// What the retention part saw.
+struct Retained {
+    deleted: u64,
+    pass: Duration,
+    shipping: Duration,
+    kept_before: i64,
+    kept_after: i64,
+    shipped: i64,
+}
+
+/// One retention pass over user-07's rows of the loaded history while `WRITERS` shippers write
+/// into the same database; asserts that nothing the cutoff keeps, and nothing shipped, is lost.
+fn retention(
+    pg: &postgres::Postgres,
+    client: &mut ::postgres::Client,
+    now: time::OffsetDateTime,
+) -> Retained {
+    let cutoff = mws::clock::fmt(now - time::Duration::days(RETAIN_DAYS));
+    let count = |c: &mut ::postgres::Client, sql: &str| -> i64 {
+        c.query_one(sql, &[&cutoff]).unwrap().get(0)
+    };
+    const OLD: &str = "SELECT COUNT(*) FROM calls WHERE user_name = 'user-07' AND ts < $1";
+    const KEPT: &str = "SELECT COUNT(*) FROM calls WHERE user_name = 'user-07' AND ts >= $1";
+    const BUSY: &str = "SELECT COUNT(*) FROM calls WHERE user_name LIKE 'busy-%'";
+    let (old, kept_before) = (count(client, OLD), count(client, KEPT));
+    let stores = shippers(&pg.url(), "busy", now);
+    let (deleted, pass, shipping) = std::thread::scope(|s| {
+        let started = Instant::now();
+        let stores = &stores;
+        let writers = s.spawn(move || {
+            std::thread::scope(|w| {
+                for (d, shipper) in stores {
+                    w.spawn(move || {
+                        let store = Store::open(&d.path().join("state.db")).unwrap();
+                        shipper.ship_pending(&store, &mut None).unwrap();
+                    });
+                }
+            });
+            started.elapsed()
+        });
+        let t = Instant::now();
+        let deleted = mws::team::retention::delete_before(client, "user-07", &cutoff).unwrap();
+        let pass = t.elapsed();
+        (deleted, pass, writers.join().unwrap())
+    });
+    let kept_after = count(client, KEPT);
+    let shipped: i64 = client.query_one(BUSY, &[]).unwrap().get(0);
+    assert_eq!(deleted as i64, old, "every call older than the cutoff went");
+    assert_eq!(count(client, OLD), 0);
+    assert_eq!(kept_after, kept_before, "no call the cutoff keeps was lost");
+    assert_eq!(
+        shipped as usize,
+        WRITERS * WRITER_ROWS,
+        "no shipped call was lost"
+    );
+    Retained {
+        deleted,
+        pass,
+        shipping,
+        kept_before,
+        kept_after,
+        shipped,
     }
 }
 
