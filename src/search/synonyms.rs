@@ -157,12 +157,12 @@ impl Synonyms {
         Synonyms { map }
     }
 
-    /// The expansions of one stemmed word (empty when it has none).
     /// Whether `word` (stemmed) counts only through its expansions (`ONLY_EXPANDED`).
     pub fn only_expanded(word: &str) -> bool {
         ONLY_EXPANDED.contains(&word)
     }
 
+    /// The expansions of one stemmed word (empty when it has none).
     pub fn expand(&self, word: &str) -> &[String] {
         self.map.get(word).map(Vec::as_slice).unwrap_or(&[])
     }
