@@ -141,15 +141,27 @@ fn file_type(path: &str) -> Option<&'static str> {
 /// `query` with each value it holds replaced by the words of its kind; borrowed when it holds
 /// none. What the model embeds.
 pub fn typed(query: &str) -> Cow<'_, str> {
-    read(query).0
+    read(query).text
 }
 
-/// `typed`, and the kinds of the values `query` holds as a set of bits (`Kind::bit`).
-pub fn read(query: &str) -> (Cow<'_, str>, u8) {
+/// A request as search reads it.
+pub struct Read<'a> {
+    /// `typed`.
+    pub text: Cow<'a, str>,
+    /// The kinds of the values the request holds, as a set of bits (`Kind::bit`).
+    pub kinds: u8,
+    /// The words put in for the values, in order: what `text` holds that the user did not type
+    /// (unless they typed it too).
+    pub added: Vec<&'static str>,
+}
+
+/// `typed`, the kinds of the values `query` holds and the words put in for them.
+pub fn read(query: &str) -> Read<'_> {
     let pieces: Vec<&str> = query.split_whitespace().collect();
     // Built from the first value on: most requests hold none and are returned as they are.
     let mut out = String::new();
     let mut kinds = 0;
+    let mut added = Vec::new();
     let mut i = 0;
     while i < pieces.len() {
         let before = i.checked_sub(1).map(|b| pieces[b]);
@@ -168,18 +180,21 @@ pub fn read(query: &str) -> (Cow<'_, str>, u8) {
         }
         kinds |= kind.bit();
         push_word(&mut out, kind.words());
+        added.push(kind.words());
         if kind == Kind::Path
             && let Some(words) = file_type(trim(pieces[i + used - 1]))
         {
             push_word(&mut out, words);
+            added.push(words);
         }
         i += used;
     }
-    if kinds == 0 {
-        (Cow::Borrowed(query), 0)
+    let text = if kinds == 0 {
+        Cow::Borrowed(query)
     } else {
-        (Cow::Owned(out), kinds)
-    }
+        Cow::Owned(out)
+    };
+    Read { text, kinds, added }
 }
 
 /// The kinds of value `tool` takes, as a set of bits: those of its required parameters, by

@@ -109,7 +109,7 @@ fn words_that_only_look_like_values_stay() {
 #[test]
 fn a_query_holds_each_kind_once_found() {
     assert_eq!(
-        read("fetch https://a.example/x and save it to ./out.md at 10:15").1,
+        read("fetch https://a.example/x and save it to ./out.md at 10:15").kinds,
         Kind::Url.bit() | Kind::Path.bit() | Kind::Time.bit()
     );
 }

@@ -223,18 +223,23 @@ fn ranked(
         (Some(Variant::PerFieldSum), Some(b)) => b,
         _ => &ix.index,
     };
-    let (typed, kinds) = entities::read(text);
-    let query_tokens = tokens(&typed);
+    let read = entities::read(text);
+    let kinds = read.kinds;
+    let query_tokens = tokens(&read.text);
     // The words a value was read as (`url`, `file path`, `word document`) stand for what the
     // request holds; widened by synonyms, `url` would find tools about links and `file` tools
-    // about docs. Words the user typed as well keep theirs.
-    let derived: HashSet<String> = if kinds == 0 {
+    // about docs. A word the user typed as well (the request holds it more often than the
+    // values put it in) keeps its synonyms.
+    let derived: HashSet<String> = if read.added.is_empty() {
         HashSet::new()
     } else {
-        let own: HashSet<String> = tokens(text).into_iter().collect();
-        query_tokens
+        let added = tokens(&read.added.join(" "));
+        added
             .iter()
-            .filter(|t| !own.contains(*t))
+            .filter(|t| {
+                let put_in = added.iter().filter(|a| a == t).count();
+                query_tokens.iter().filter(|q| q == t).count() <= put_in
+            })
             .cloned()
             .collect()
     };
