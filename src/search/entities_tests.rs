@@ -11,13 +11,7 @@ use crate::search::{SearchIndex, SearchOptions};
 
 fn ranked(tools: Vec<Value>, query: &str) -> Vec<String> {
     let ix = SearchIndex::build(&Catalog::new(tools), &SearchOptions::default());
-    let r = ix.search(query, &HashSet::new());
-    r.json["results"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|x| x["name"].as_str().unwrap_or("").to_string())
-        .collect()
+    crate::search::tests::names(&ix.search(query, &HashSet::new()))
 }
 
 fn tool(name: &str, description: &str, param: &str) -> Value {

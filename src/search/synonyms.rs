@@ -206,13 +206,7 @@ mod tests {
         ];
         let ix = SearchIndex::build(&Catalog::new(tools), &SearchOptions::default());
         let r = ix.search("what movies are on", &Default::default());
-        let names: Vec<&str> = r.json["results"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|x| x["name"].as_str())
-            .collect();
-        assert_eq!(names, ["list_movies"]);
+        assert_eq!(crate::search::tests::names(&r), ["list_movies"]);
         assert!(Synonyms::only_expanded("what") && !Synonyms::only_expanded("show"));
     }
 }

@@ -36,7 +36,8 @@ fn gateway() -> Catalog {
     Catalog::new(tools)
 }
 
-fn names(r: &Reply) -> Vec<String> {
+/// The names a reply lists, in order; for the tests of every search module.
+pub(super) fn names(r: &Reply) -> Vec<String> {
     r.json["results"]
         .as_array()
         .unwrap()
