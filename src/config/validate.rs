@@ -4,7 +4,9 @@
 
 use super::{Config, history};
 
-/// Checks what the types cannot: loopback only, glob syntax. The message names the field.
+/// Checks what the types cannot: loopback only, the pin files' glob syntax, each section's own
+/// rules (policy, results, code mode, history) and a non-empty `serverName`. The message names
+/// the field.
 pub fn validate(config: &Config) -> Result<(), String> {
     if !is_loopback(&config.listen.host) {
         return Err(format!(

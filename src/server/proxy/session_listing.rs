@@ -37,7 +37,7 @@ impl Proxy {
 
     /// The `tools/list` result a new session of `project` gets: meta-tools plus its working set,
     /// cached per project, catalog version and working sets so that repeated lists cost a clone
-    /// (`session_listing.rs` answers a session that has listed).
+    /// (`tools_list` answers a session that has listed, from `held_listing.rs`).
     pub(crate) fn fresh_listing(
         &self,
         snap: &CatalogSnapshot,
