@@ -156,6 +156,15 @@ impl Backends {
                 .entry(n.to_ascii_lowercase().into())
                 .or_insert(i as u32);
         }
+        // What users call a server registered as `n8n-mcp` or `mcp-server-chart`: after every
+        // full name, so that a full name wins over another's short one.
+        for (i, n) in b.names.iter().enumerate() {
+            let lower = n.to_ascii_lowercase();
+            let short = short_name(&lower);
+            if short.len() > 1 && short != lower && !matches!(short, "mcp" | "server") {
+                b.by_lower.entry(short.into()).or_insert(i as u32);
+            }
+        }
         b
     }
 
@@ -174,6 +183,26 @@ impl Backends {
             self.by_lower.get(word).copied()
         }
     }
+}
+
+/// A lowercase backend name without the words that say it is an MCP server: `n8n-mcp` is
+/// `n8n`, `mcp-server-chart` is `chart`, `arxiv-mcp-server` is `arxiv`.
+fn short_name(lower: &str) -> &str {
+    let mut s = lower;
+    for prefix in ["mcp-server-", "mcp_server_", "mcp-", "mcp_"] {
+        s = s.strip_prefix(prefix).unwrap_or(s);
+    }
+    for suffix in [
+        "-mcp-server",
+        "_mcp_server",
+        "-server",
+        "_server",
+        "-mcp",
+        "_mcp",
+    ] {
+        s = s.strip_suffix(suffix).unwrap_or(s);
+    }
+    s
 }
 
 /// `(prefix, offset of the rest)` when `name` has a backend prefix.
@@ -276,5 +305,31 @@ mod tests {
             &[Some("gh"), None, Some("fs"), None],
         );
         check(&["__x", "y__"], &[], &[None, None]);
+    }
+
+    #[test]
+    fn a_server_is_found_by_what_users_call_it() {
+        let names = [
+            "n8n-mcp__search_templates",
+            "mcp-server-chart__bar",
+            "arxiv-mcp-server__search",
+            "chart__pie",
+            "mcp-server__x",
+            "mcp-__y",
+            "Docker_MCP__run",
+        ];
+        let b = Backends::recognise(names.iter().copied(), &BTreeMap::new());
+        let found = |w: &str| b.find(w).map(|i| b.names[i as usize].as_str());
+        assert_eq!(found("n8n"), Some("n8n-mcp"));
+        assert_eq!(found("N8N"), Some("n8n-mcp"));
+        assert_eq!(found("arxiv"), Some("arxiv-mcp-server"));
+        assert_eq!(found("docker"), Some("Docker_MCP"));
+        // A full name wins over another server's short one.
+        assert_eq!(found("chart"), Some("chart"));
+        assert_eq!(found("mcp-server-chart"), Some("mcp-server-chart"));
+        // Nothing is left to call the server by, or only the words every server has.
+        assert_eq!(found("server"), None);
+        assert_eq!(found("mcp"), None);
+        assert_eq!(found(""), None);
     }
 }
