@@ -222,8 +222,35 @@ pub fn takes(tool: &Value) -> u8 {
             Some("email") => out |= Kind::Email.bit(),
             _ => {}
         }
+        // `move_file(source, destination)`: the ends of a tool about files are paths.
+        if ENDS.iter().any(|e| e.eq_ignore_ascii_case(name)) && about_files(tool) {
+            out |= Kind::Path.bit();
+        }
     }
     out
+}
+
+/// Parameter names for where something comes from or goes to.
+const ENDS: &[&str] = &[
+    "source",
+    "destination",
+    "src",
+    "dest",
+    "from",
+    "to",
+    "target",
+];
+
+/// Whether a tool's name holds a word for files (`move_file`, `copyDirectory`).
+fn about_files(tool: &Value) -> bool {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    let mut found = false;
+    for_each_word(name, |w| {
+        found |= ["file", "files", "dir", "directory", "folder", "path"]
+            .iter()
+            .any(|n| n.eq_ignore_ascii_case(w));
+    });
+    found
 }
 
 /// The factor for a tool that takes `takes` (`takes`) under a query holding `kinds` (`kinds`).

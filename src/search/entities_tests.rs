@@ -127,6 +127,19 @@ fn a_tool_that_takes_the_value_comes_first() {
     let format = json!({"name": "f", "inputSchema": {"properties": {"to": {"format": "email"}},
                                                      "required": ["to"]}});
     assert_eq!(takes(&format), Kind::Email.bit());
+    // The ends of a tool about files are paths; of any other tool, whatever it says.
+    let ends = |name: &str| {
+        json!({"name": name, "inputSchema": {"properties": {"source": {}, "destination": {}},
+                                             "required": ["source", "destination"]}})
+    };
+    assert_eq!(takes(&ends("move_file")), Kind::Path.bit());
+    assert_eq!(takes(&ends("copyDirectory")), Kind::Path.bit());
+    assert_eq!(takes(&ends("translate_text")), 0);
+    assert_eq!(
+        takes(&ends("profile_move")),
+        0,
+        "a word holding `file` is not `file`"
+    );
     // Schemas an upstream gets wrong take nothing.
     for schema in [
         json!("garbage"),
