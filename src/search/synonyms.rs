@@ -93,6 +93,8 @@ const DIRECTED: &[(&str, &[&str])] = &[
     // Renaming a file is moving it (`mv`), and saving one is writing it.
     ("rename", &["move"]),
     ("save", &["write"]),
+    // To reason through something is to think it through.
+    ("reason", &["think"]),
     // What is remembered is kept in a memory.
     ("remember", &["memory"]),
     ("memorize", &["memory"]),
@@ -191,6 +193,7 @@ mod tests {
         assert!(has("ticket", "issue") && has("tickets", "issues"));
         assert!(has("ticket", "Jira"));
         assert!(!has("jira", "ticket"), "config aliases are directed");
+        assert!(has("reasoning", "thinking") && !has("think", "reason"));
         assert!(s.expand("zebra").is_empty());
     }
 
