@@ -317,6 +317,9 @@ mod tests {
             "mcp-server__x",
             "mcp-__y",
             "Docker_MCP__run",
+            "-mcp__z",
+            "mcp-server-mcp__w",
+            "Ünï-mcp__v",
         ];
         let b = Backends::recognise(names.iter().copied(), &BTreeMap::new());
         let found = |w: &str| b.find(w).map(|i| b.names[i as usize].as_str());
@@ -331,5 +334,8 @@ mod tests {
         assert_eq!(found("server"), None);
         assert_eq!(found("mcp"), None);
         assert_eq!(found(""), None);
+        assert_eq!(found("-"), None);
+        // Case is folded for ASCII only, as for full names.
+        assert_eq!(found("Ünï"), Some("Ünï-mcp"));
     }
 }
