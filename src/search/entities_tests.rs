@@ -164,6 +164,11 @@ fn a_tool_that_takes_the_value_comes_first() {
 fn hostile_queries_are_read_in_one_pass() {
     let many = "https://a.example/x ".repeat(2_000);
     assert_eq!(typed(&many), "url ".repeat(2_000).trim_end());
+    // As many values as a query may hold words, ranked: each word the values put in is counted
+    // once, not against every other.
+    let most = "https://a.example/x ".repeat(crate::search::MAX_QUERY_WORDS);
+    let fetch = tool("fetch", "Fetches a URL from the internet.", "url");
+    assert_eq!(ranked(vec![fetch], &most), ["fetch"]);
     assert_eq!(typed("48.1,"), "48.1,");
     assert_eq!(typed("48.1, "), "48.1, ");
     assert_eq!(typed(",,, :: // .. ~ ~/ ./"), ",,, :: // .. ~ ~/ ./");

@@ -6,7 +6,7 @@
 //! `WEAK_RESULTS`, marked `"weak": true`; one whose words the catalog lacks entirely (and, with
 //! vectors, far from every tool) is nothing. Pure.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -233,14 +233,21 @@ fn ranked(
     let derived: HashSet<String> = if read.added.is_empty() {
         HashSet::new()
     } else {
-        let added = tokens(&read.added.join(" "));
-        added
-            .iter()
-            .filter(|t| {
-                let put_in = added.iter().filter(|a| a == t).count();
-                query_tokens.iter().filter(|q| q == t).count() <= put_in
-            })
-            .cloned()
+        // Per word the values put in: how often they put it in, and how often the request
+        // holds it (linear in the request's words, however many values it holds).
+        let mut counts: HashMap<String, (usize, usize)> = HashMap::new();
+        for t in tokens(&read.added.join(" ")) {
+            counts.entry(t).or_default().0 += 1;
+        }
+        for t in &query_tokens {
+            if let Some(c) = counts.get_mut(t.as_str()) {
+                c.1 += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .filter(|&(_, (put_in, held))| held <= put_in)
+            .map(|(t, _)| t)
             .collect()
     };
     let words = ix.query_words(index, &query_tokens, &derived);
