@@ -74,7 +74,89 @@ const CLASS: [u8; 256] = {
 /// `for_each_word`, also passing each word of up to 8 bytes packed into an integer
 /// (`key = key << 8 | byte`, unique because a word holds no zero byte; meaningless for longer
 /// words), computed in the same pass, for the index build's word cache.
+///
+/// A hyphenated compound made mostly of stop words (`to-do`, `up-to-date`, `how-to`) is one
+/// word, hyphens and all (`token_of` drops them): cut apart, `to-do` would leave nothing and
+/// `up-to-date` only `date`. Compounds of other words (`sign-in`, `end-to-end`) are cut as before.
 pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)) {
+    let mut group: Option<Compound> = None;
+    cut_words(text, |w, key| {
+        let start = w.as_ptr() as usize - text.as_ptr() as usize;
+        let part = Compound {
+            start,
+            end: start + w.len(),
+            key,
+            parts: 1,
+        };
+        match &mut group {
+            Some(g) if part.start == g.end + 1 && text.as_bytes()[g.end] == b'-' => {
+                g.end = part.end;
+                g.parts += 1;
+            }
+            _ => {
+                if let Some(g) = group.replace(part) {
+                    g.emit(text, &mut emit);
+                }
+            }
+        }
+    });
+    if let Some(g) = group {
+        g.emit(text, &mut emit);
+    }
+}
+
+/// Words joined by single hyphens, as `for_each_word_keyed` reads them: where they lie in the
+/// text, the first one's key and how many there are.
+struct Compound {
+    start: usize,
+    end: usize,
+    key: u64,
+    parts: usize,
+}
+
+impl Compound {
+    fn emit<'t>(&self, text: &'t str, emit: &mut impl FnMut(&'t str, u64)) {
+        let w = &text[self.start..self.end];
+        if self.parts == 1 {
+            emit(w, self.key);
+            return;
+        }
+        // Rare: the parts are cut again, which gives the same words (the compound starts and
+        // ends where words do), to count its stop words.
+        let (mut stop, mut alphabetic) = (0, true);
+        cut_words(w, |p, _| {
+            stop += usize::from(stop_part(p));
+            alphabetic &= p.bytes().all(|b| b.is_ascii_alphabetic());
+        });
+        if alphabetic && stop * 2 > self.parts && self.stands_alone(text) {
+            emit(w, w.bytes().fold(0u64, |k, b| k << 8 | b as u64));
+        } else {
+            cut_words(w, &mut *emit);
+        }
+    }
+
+    /// Whether no letter or digit touches the compound (`fooBar-to-do` holds `Bar-to-do`, which
+    /// is no compound).
+    fn stands_alone(&self, text: &str) -> bool {
+        let alnum = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        !alnum(text[..self.start].chars().next_back()) && !alnum(text[self.end..].chars().next())
+    }
+}
+
+/// Whether one part of a hyphenated compound is a stop word (ASCII, any case).
+fn stop_part(part: &str) -> bool {
+    let mut buf = [0u8; 8];
+    if part.len() > buf.len() {
+        return false;
+    }
+    for (b, c) in buf.iter_mut().zip(part.bytes()) {
+        *b = c.to_ascii_lowercase();
+    }
+    std::str::from_utf8(&buf[..part.len()]).is_ok_and(is_stop_word)
+}
+
+/// The words of `for_each_word_keyed` before hyphenated compounds are joined.
+fn cut_words<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)) {
     if text.is_ascii() {
         let b = text.as_bytes();
         let mut i = 0;
@@ -221,7 +303,12 @@ fn for_each_cjk_part<'t>(word: &'t str, emit: &mut impl FnMut(&'t str)) {
 pub fn token_of(word: &str, lower: &mut String, out: &mut String) -> bool {
     lower.clear();
     if word.is_ascii() {
-        lower.extend(word.bytes().map(|b| b.to_ascii_lowercase() as char));
+        // A compound's hyphens (`to-do`, `for_each_word_keyed`) go: it is one word.
+        lower.extend(
+            word.bytes()
+                .filter(|&b| b != b'-')
+                .map(|b| b.to_ascii_lowercase() as char),
+        );
     } else {
         word.chars().for_each(|c| lower.extend(c.to_lowercase()));
     }
@@ -357,6 +444,16 @@ mod tests {
             ),
             ("PRs für URLs", &["pr", "für", "url"]),
             ("news series new", &["news", "series", "new"]),
+            // A compound made mostly of stop words is one word; others are cut.
+            (
+                "to-do up-to-date How-To sign-in end-to-end e-mail",
+                &["todo", "uptodat", "howto", "sign", "end", "end", "mail"],
+            ),
+            ("to-do für", &["todo", "für"]),
+            (
+                "fooBar-to-do to-doList to--do v2-to-do -to-do- a-a-a-a-b",
+                &["foo", "bar", "list", "v2", "todo", "aaaab"],
+            ),
         ];
         for (input, want) in cases {
             assert_eq!(tokens(input), *want, "{input}");
@@ -368,8 +465,28 @@ mod tests {
     #[test]
     fn both_loops_cut_plural_acronyms_alike() {
         for text in [
-            "PRs", "As", "Ss", "SS", "sS", "AAs", "AAss", "AAsS", "AAsA", "ABsX", "xABs", "s",
-            "ABs_CDs", "HTTPSs", "PRs2", "IDsé",
+            "PRs",
+            "As",
+            "Ss",
+            "SS",
+            "sS",
+            "AAs",
+            "AAss",
+            "AAsS",
+            "AAsA",
+            "ABsX",
+            "xABs",
+            "s",
+            "ABs_CDs",
+            "HTTPSs",
+            "PRs2",
+            "IDsé",
+            "to-do",
+            "up-to-date",
+            "fooBar-to-do",
+            "PRs-to-do",
+            "to-doList",
+            "a-",
         ] {
             let mut ascii = Vec::new();
             for_each_word(text, |w| ascii.push(w.to_string()));
@@ -383,7 +500,11 @@ mod tests {
 
     #[test]
     fn short_word_keys_are_their_packed_bytes() {
-        for (text, words) in [("getHTTPClient v2_x aVeryLongWord", 9), ("naïveTest ok", 3)] {
+        for (text, words) in [
+            ("getHTTPClient v2_x aVeryLongWord", 9),
+            ("naïveTest ok", 3),
+            ("to-do up-to-date", 2),
+        ] {
             let mut n = 0;
             for_each_word_keyed(text, |w, key| {
                 if w.len() <= 8 {
