@@ -60,6 +60,8 @@ const BUILT_IN: &[&[&str]] = &[
     &["cancel", "delete"],
     &["accept", "decline", "rsvp"],
     &["secret", "password", "credential"],
+    &["buy", "purchase"],
+    &["suggest", "recommend"],
 ];
 
 /// One-way expansions: the key implies the values, not the reverse. "Email Bob the report" means
@@ -93,6 +95,12 @@ const DIRECTED: &[(&str, &[&str])] = &[
     // Renaming a file is moving it (`mv`), and saving one is writing it.
     ("rename", &["move"]),
     ("save", &["write"]),
+    // Temperature and a forecast are what weather tools give; a stock is a financial asset; a
+    // mind map is a diagram.
+    ("temperature", &["weather"]),
+    ("forecast", &["weather"]),
+    ("stock", &["finance", "financial"]),
+    ("mindmap", &["diagram", "chart"]),
     // To reason through something is to think it through.
     ("reason", &["think"]),
     // What is remembered is kept in a memory.
@@ -194,6 +202,7 @@ mod tests {
         assert!(has("ticket", "Jira"));
         assert!(!has("jira", "ticket"), "config aliases are directed");
         assert!(has("reasoning", "thinking") && !has("think", "reason"));
+        assert!(has("stocks", "finance") && has("purchase", "buy"));
         assert!(s.expand("zebra").is_empty());
     }
 
