@@ -79,6 +79,10 @@ const CLASS: [u8; 256] = {
 /// word, hyphens and all (`token_of` drops them): cut apart, `to-do` would leave nothing and
 /// `up-to-date` only `date`. Compounds of other words (`sign-in`, `end-to-end`) are cut as before.
 pub fn for_each_word_keyed<'t>(text: &'t str, mut emit: impl FnMut(&'t str, u64)) {
+    // Most text (every tool name) has no hyphen, hence no compound.
+    if !text.as_bytes().contains(&b'-') {
+        return cut_words(text, emit);
+    }
     let mut group: Option<Compound> = None;
     cut_words(text, |w, key| {
         let start = w.as_ptr() as usize - text.as_ptr() as usize;
