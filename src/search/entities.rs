@@ -246,8 +246,10 @@ fn about_files(tool: &Value) -> bool {
     let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
     let mut found = false;
     for_each_word(name, |w| {
-        found |= ["file", "files", "dir", "directory", "folder", "path"]
+        found |= Kind::Path
+            .names()
             .iter()
+            .chain(&["files", "folder"])
             .any(|n| n.eq_ignore_ascii_case(w));
     });
     found
