@@ -1,3 +1,6 @@
+//! Tests of tokenisation: splitting, stop words, stemming, acronym plurals, hyphenated
+//! compounds and CJK pairs, and that the byte loop and the `char` loop cut alike.
+
 use super::*;
 
 #[test]
