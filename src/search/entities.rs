@@ -3,21 +3,11 @@
 //! (`owner/name` after "in", "to", ...). "what does https://example.com/blog/rust say" is a
 //! request for a tool that takes a URL, whatever words the address is made of; cut into words,
 //! the address matches tools about blogs and Rust. `typed` replaces each such value by words a
-//! tool's name, parameters or description use for it (`url`, `file path`, `latitude longitude`),
-//! and `takes` reads which kinds each tool's required parameters take, so the ranking finds the
-//! tool by what it takes (`factor`). Pure.
+//! tool's name, parameters or description use for it (`url`, `file path`, `latitude longitude`);
+//! `takes.rs` reads which kinds each tool takes, so the ranking finds the tool by what it takes.
+//! Pure.
 
 use std::borrow::Cow;
-
-use serde::Serialize;
-use serde_json::Value;
-
-use super::tokenize::for_each_word;
-
-/// Most a tool's score is multiplied by when it takes a kind of value the request holds (a
-/// required parameter of that kind): `1 + VALUE_BOOST`. Raising it lets what a tool takes
-/// outweigh what its text says.
-pub const VALUE_BOOST: f32 = 0.5;
 
 /// What a value is, and the words that stand for it in the query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +26,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    const ALL: [Kind; 8] = [
+    pub(super) const ALL: [Kind; 8] = [
         Kind::Url,
         Kind::Email,
         Kind::Path,
@@ -48,7 +38,7 @@ impl Kind {
     ];
 
     /// How `--explain` names it.
-    fn label(self) -> &'static str {
+    pub(super) fn label(self) -> &'static str {
         match self {
             Kind::Url => "a URL",
             Kind::Email => "an email address",
@@ -61,12 +51,12 @@ impl Kind {
         }
     }
 
-    fn bit(self) -> u8 {
+    pub(super) fn bit(self) -> u8 {
         1 << self as u8
     }
 
     /// The words of a parameter name (any case) that say it takes this kind of value.
-    fn names(self) -> &'static [&'static str] {
+    pub(super) fn names(self) -> &'static [&'static str] {
         match self {
             Kind::Url => &["url", "uri", "href", "urls"],
             Kind::Email => &["email", "emails", "recipient", "recipients"],
@@ -195,94 +185,6 @@ pub fn read(query: &str) -> Read<'_> {
         Cow::Owned(out)
     };
     Read { text, kinds, added }
-}
-
-/// The kinds of value `tool` takes, as a set of bits: those of its required parameters, by
-/// their names and a `format` of `uri` or `email`.
-pub fn takes(tool: &Value) -> u8 {
-    let Some(schema) = tool.get("inputSchema") else {
-        return 0;
-    };
-    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
-        return 0;
-    };
-    let required = schema.get("required").and_then(Value::as_array);
-    let mut out = 0;
-    for name in required.into_iter().flatten().filter_map(Value::as_str) {
-        let Some(p) = props.get(name) else { continue };
-        for_each_word(name, |w| {
-            for k in Kind::ALL {
-                if k.names().iter().any(|n| n.eq_ignore_ascii_case(w)) {
-                    out |= k.bit();
-                }
-            }
-        });
-        match p.get("format").and_then(Value::as_str) {
-            Some("uri" | "url" | "iri") => out |= Kind::Url.bit(),
-            Some("email") => out |= Kind::Email.bit(),
-            _ => {}
-        }
-        // `move_file(source, destination)`: the ends of a tool about files are paths.
-        if ENDS.iter().any(|e| e.eq_ignore_ascii_case(name)) && about_files(tool) {
-            out |= Kind::Path.bit();
-        }
-    }
-    out
-}
-
-/// Parameter names for where something comes from or goes to.
-const ENDS: &[&str] = &[
-    "source",
-    "destination",
-    "src",
-    "dest",
-    "from",
-    "to",
-    "target",
-];
-
-/// Whether a tool's name holds a word for files (`move_file`, `copyDirectory`).
-fn about_files(tool: &Value) -> bool {
-    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-    let mut found = false;
-    for_each_word(name, |w| {
-        found |= Kind::Path
-            .names()
-            .iter()
-            .chain(&["files", "folder"])
-            .any(|n| n.eq_ignore_ascii_case(w));
-    });
-    found
-}
-
-/// The factor for a tool that takes `takes` (`takes`) under a query holding `kinds` (`kinds`).
-pub fn factor(takes: u8, kinds: u8) -> f32 {
-    if takes & kinds != 0 {
-        1.0 + VALUE_BOOST
-    } else {
-        1.0
-    }
-}
-
-/// What a tool takes of the values in the request, for `--explain`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ValuePart {
-    /// The factor the tool's score was multiplied by.
-    pub factor: f32,
-    /// The kinds of value the request holds and the tool takes ("a URL").
-    pub kinds: Vec<&'static str>,
-}
-
-/// `factor` with the kinds it came from; `None` when the tool takes none of them.
-pub fn part(takes: u8, kinds: u8) -> Option<ValuePart> {
-    (takes & kinds != 0).then(|| ValuePart {
-        factor: factor(takes, kinds),
-        kinds: Kind::ALL
-            .into_iter()
-            .filter(|k| takes & kinds & k.bit() != 0)
-            .map(Kind::label)
-            .collect(),
-    })
 }
 
 fn push_word(out: &mut String, w: &str) {

@@ -3,10 +3,11 @@
 
 use std::collections::HashSet;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::*;
 use crate::catalog::Catalog;
+use crate::search::takes::takes;
 use crate::search::{SearchIndex, SearchOptions};
 
 fn ranked(tools: Vec<Value>, query: &str) -> Vec<String> {
@@ -135,6 +136,16 @@ fn a_tool_that_takes_the_value_comes_first() {
     assert_eq!(takes(&ends("move_file")), Kind::Path.bit());
     assert_eq!(takes(&ends("copyDirectory")), Kind::Path.bit());
     assert_eq!(takes(&ends("translate_text")), 0);
+    let mail = json!({"name": "email_file", "inputSchema": {
+        "properties": {"to": {"format": "email"}, "path": {}}, "required": ["to", "path"]}});
+    assert_eq!(
+        takes(&mail),
+        Kind::Email.bit() | Kind::Path.bit(),
+        "an end whose format says what it is takes that alone"
+    );
+    let mail_only = json!({"name": "email_file", "inputSchema": {
+        "properties": {"to": {"format": "email"}}, "required": ["to"]}});
+    assert_eq!(takes(&mail_only), Kind::Email.bit());
     assert_eq!(
         takes(&ends("profile_move")),
         0,

@@ -5,7 +5,8 @@
 //! Files: `tokenize` (words and stems), `synonyms` (query expansion), `backend` (name prefixes),
 //! `bm25f` (the inverted index and scoring), `rank` (a query against the index, `--explain`),
 //! `modes` (exact / backend / ranked), `whole_catalog` (the empty query's reply), `entities`
-//! (values in a request read as their kind), `reply` (the JSON and its budget), `query` (the
+//! (values in a request read as their kind), `takes` (the kinds of value a tool takes, and the
+//! factor for them), `reply` (the JSON and its budget), `query` (the
 //! bounds of a query), `eval` (gold sets scored for `mws search --eval`), `prior` (the usage
 //! prior), `semantic` (vectors and fusion; the vectors come from `crate::embed`).
 
@@ -22,6 +23,7 @@ mod rank;
 mod reply;
 pub mod semantic;
 mod synonyms;
+mod takes;
 mod tokenize;
 mod whole_catalog;
 
@@ -101,7 +103,7 @@ pub struct SearchIndex {
     /// Lowercased names without backend prefix → their tool (`AMBIGUOUS` when several backends
     /// have it), for exact names given without prefix.
     local_names: FastMap<Box<str>, u32>,
-    /// Per tool: the kinds of value it takes (`entities::takes`), read on the first query that
+    /// Per tool: the kinds of value it takes (`takes::takes`), read on the first query that
     /// holds a value (a second walk over a 10,000-tool catalog's objects costs about 10 ms).
     takes: OnceLock<Vec<u8>>,
     /// Each backend's purpose words (`purpose.rs`).
@@ -210,7 +212,7 @@ impl SearchIndex {
     /// Per tool: the kinds of value it takes.
     pub(super) fn takes(&self) -> &[u8] {
         self.takes
-            .get_or_init(|| self.catalog.tools().iter().map(entities::takes).collect())
+            .get_or_init(|| self.catalog.tools().iter().map(takes::takes).collect())
     }
 
     pub fn catalog(&self) -> &Catalog {

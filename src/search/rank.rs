@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use super::SearchIndex;
 use super::bm25f::Index;
-use super::entities;
 use super::query::step;
 use super::synonyms::Synonyms;
+use super::takes;
 
 /// Weight of a synonym match relative to the literal query word. A tool that uses the user's own
 /// word wins over one that uses a synonym; raising it toward 1 makes them equal.
@@ -71,8 +71,8 @@ pub struct Explain {
     /// The server's part: its purpose's factor and the query words it holds (`purpose.rs`).
     pub server: Option<super::ServerPart>,
     /// The values' part: the factor for taking a kind of value the request holds (a URL, a
-    /// file path; `entities.rs`), already in `score`.
-    pub values: Option<entities::ValuePart>,
+    /// file path; `takes.rs`), already in `score`.
+    pub values: Option<takes::ValuePart>,
     /// The cosine of the query's vector with the tool's, when vectors ranked too.
     pub cosine: Option<f32>,
     /// `base` in units of an unseen word's idf (`SearchIndex::confidence`).
@@ -234,7 +234,7 @@ impl SearchIndex {
             let mut out: Vec<(u32, f32)> = Vec::with_capacity(s.touched.len());
             for &d in &s.touched {
                 let i = d as usize;
-                let value = takes.map_or(1.0, |t| entities::factor(t[i], kinds));
+                let value = takes.map_or(1.0, |t| takes::factor(t[i], kinds));
                 let named = name_factor(s.covered[i] as usize, known);
                 out.push((d, s.acc[i] * named * value));
                 s.acc[i] = 0.0;
@@ -357,7 +357,7 @@ impl SearchIndex {
         }
         let name_bonus = self.bonus(index, doc, words);
         let values = (kinds != 0)
-            .then(|| entities::part(self.takes()[doc], kinds))
+            .then(|| takes::part(self.takes()[doc], kinds))
             .flatten();
         Explain {
             name: self.catalog.tools()[doc]
