@@ -103,6 +103,16 @@ const DIRECTED: &[(&str, &[&str])] = &[
     ("mindmap", &["diagram", "chart"]),
     // To reason through something is to think it through.
     ("reason", &["think"]),
+    // Dollars, euros, yen and pounds are currencies; adding numbers is summing them.
+    ("dollar", &["currency"]),
+    ("euro", &["currency"]),
+    ("yen", &["currency"]),
+    ("pound", &["currency"]),
+    ("add", &["sum"]),
+    // An API key is a secret; asking whether something is already there asks for a duplicate
+    // or an existing one.
+    ("key", &["secret"]),
+    ("already", &["duplicate", "existing"]),
     // What is remembered is kept in a memory.
     ("remember", &["memory"]),
     ("memorize", &["memory"]),
@@ -203,6 +213,9 @@ mod tests {
         assert!(!has("jira", "ticket"), "config aliases are directed");
         assert!(has("reasoning", "thinking") && !has("think", "reason"));
         assert!(has("stocks", "finance") && has("purchase", "buy"));
+        assert!(has("dollars", "currency") && !has("currency", "dollar"));
+        assert!(has("add", "sum") && has("add", "create") && !has("sum", "add"));
+        assert!(has("keys", "secret") && has("already", "duplicate"));
         assert!(s.expand("zebra").is_empty());
     }
 
