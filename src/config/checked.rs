@@ -1,7 +1,7 @@
 //! Config values checked while they are read, so that the error carries the field path and the
 //! line and column: objects only where a struct is expected (never an array mapped by position),
 //! non-empty paths, timeouts of at least a millisecond, http(s) URLs, HTTP-valid headers with
-//! well-formed `${NAME}`. Must not print a header value: it may be a secret.
+//! well-formed `${NAME}`, search aliases within their bounds. Must not print a header value: it may be a secret.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -15,6 +15,56 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 /// Smallest `timeouts.listMs` / `firstStartMs` / `callMs` accepted (a zero timeout fails every
 /// request). Raising it refuses configs with shorter timeouts.
 pub const MIN_TIMEOUT_MS: u64 = 1;
+
+/// Most words `searchAliases` may expand (its keys). Raising it lets a config's table grow; every
+/// search index build reads all of it.
+pub const MAX_ALIAS_KEYS: usize = 1_000;
+
+/// Most expansions one `searchAliases` word may have.
+pub const MAX_ALIAS_VALUES: usize = 32;
+
+/// Longest word (key or expansion) in `searchAliases`, in bytes.
+pub const MAX_ALIAS_BYTES: usize = 64;
+
+/// `searchAliases`: at most `MAX_ALIAS_KEYS` words, each non-empty, at most `MAX_ALIAS_BYTES`
+/// long, with at most `MAX_ALIAS_VALUES` non-empty expansions of the same bound.
+pub fn aliases<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<String, Vec<String>>, D::Error> {
+    let a = BTreeMap::<String, Vec<String>>::deserialize(d)?;
+    check_aliases(&a).map_err(de::Error::custom)?;
+    Ok(a)
+}
+
+fn check_aliases(a: &BTreeMap<String, Vec<String>>) -> Result<(), String> {
+    if a.len() > MAX_ALIAS_KEYS {
+        return Err(format!("{} words; at most {MAX_ALIAS_KEYS}", a.len()));
+    }
+    let word = |w: &str, what: &str| -> Result<(), String> {
+        if w.trim().is_empty() {
+            return Err(format!("{what} is empty"));
+        }
+        if w.len() > MAX_ALIAS_BYTES {
+            let head: String = w.chars().take(16).collect();
+            return Err(format!(
+                "{what} is {} bytes long (\"{head}…\"); at most {MAX_ALIAS_BYTES}",
+                w.len()
+            ));
+        }
+        Ok(())
+    };
+    for (key, values) in a {
+        word(key, "a word")?;
+        if values.len() > MAX_ALIAS_VALUES {
+            return Err(format!(
+                "{key:?} has {} expansions; at most {MAX_ALIAS_VALUES}",
+                values.len()
+            ));
+        }
+        for v in values {
+            word(v, &format!("an expansion of {key:?}"))?;
+        }
+    }
+    Ok(())
+}
 
 /// Reads a `T` from a JSON object only. serde's derived structs also take an array, field by
 /// position, which in a config file is always a mistake.

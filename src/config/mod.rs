@@ -63,6 +63,7 @@ pub struct Config {
     #[serde(deserialize_with = "checked::object")]
     pub timeouts: Timeouts,
     pub compact_descriptions: bool,
+    #[serde(deserialize_with = "checked::aliases")]
     pub search_aliases: BTreeMap<String, Vec<String>>,
     /// What `tools/list` shows: `auto`, `working-set` or `all` (`crate::listed::mode`).
     pub listing: Listing,

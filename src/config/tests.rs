@@ -34,6 +34,37 @@ fn messages() {
             "{\"search\": {\"semantic\": {\"modle\": \"x\"}}}",
             "1:32: `search.semantic.modle`: unknown field, did you mean `model`?",
         ),
+        // `searchAliases` within its bounds: every search index build reads all of it.
+        ("{\"searchAliases\": {\"ticket\": [\"jira\"]}}", "ok"),
+        (
+            "{\"searchAliases\": {\"\": [\"a\"]}}",
+            "1:30: `searchAliases`: a word is empty",
+        ),
+        (
+            "{\"searchAliases\": {\"ticket\": [\" \"]}}",
+            "1:36: `searchAliases`: an expansion of \"ticket\" is empty",
+        ),
+        (
+            &format!(
+                "{{\"searchAliases\": {{\"w\": [{}]}}}}",
+                ["\"a\""; 33].join(",")
+            ),
+            "1:159: `searchAliases`: \"w\" has 33 expansions; at most 32",
+        ),
+        (
+            &format!("{{\"searchAliases\": {{\"{}\": [\"a\"]}}}}", "é".repeat(40)),
+            "1:110: `searchAliases`: a word is 80 bytes long (\"éééééééééééééééé…\"); at most 64",
+        ),
+        (
+            &format!(
+                "{{\"searchAliases\": {{{}}}}}",
+                (0..1001)
+                    .map(|i| format!("\"w{i}\": []"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            "1:10922: `searchAliases`: 1001 words; at most 1000",
+        ),
         (
             "{\n  \"promote\": {\"schedule\": \"weekly\"}\n}",
             "2:35: `promote.schedule`: \"weekly\" is not a schedule: expected \"off\", \"daily \
