@@ -262,12 +262,55 @@ fn a_weak_best_candidate_is_marked_weak() {
     }
     let none = ix.search_with("zxqv wombat", &HashSet::new(), &opts(false));
     assert!(names(&none).is_empty() && none.json.get("weak").is_none());
-    assert!(
-        none.json["hint"]
-            .as_str()
-            .unwrap()
-            .starts_with("no tool matches these words; try other words")
+    assert!(none.json["hint"].as_str().unwrap().starts_with(
+        "no tool matches these words (none holds \"zxqv\" or \"wombat\"); try other words"
+    ));
+}
+
+/// A weak or empty reply names the request's words no tool's text holds, as typed: never a
+/// value (a URL, a time), a word over 32 bytes, a word twice, or more than three.
+#[test]
+fn a_reply_with_nothing_close_names_the_words_no_tool_holds() {
+    let ix = index(&load("catalog.json"));
+    let opts = QueryOptions {
+        limit: Some(8),
+        ..Default::default()
+    };
+    let hint = |q: &str| {
+        let r = ix.search_with(q, &HashSet::new(), &opts);
+        r.json["hint"].as_str().map(str::to_string)
+    };
+    assert_eq!(
+        hint("send an SMS to the customer").as_deref(),
+        Some(
+            "no close match (no tool's text holds \"SMS\" or \"customer\"): these are the \
+             nearest tools; call one only if it does what is asked, else try other words (what \
+             the tool does, or what it acts on), a backend name (mail, calendar, drive, browser, \
+             codesearch), or an empty query to list every tool"
+        )
     );
+    let long = "w".repeat(33);
+    let h = hint(&format!("Wombat wombat {long} at 6:30 zxqv yyyz xxxq")).unwrap();
+    assert!(
+        h.starts_with("no close match (no tool's text holds \"Wombat\", \"zxqv\" or \"yyyz\"):"),
+        "{h}"
+    );
+    let h = hint("Wombat zz-example.qq/x zxqv").unwrap();
+    assert!(
+        h.starts_with("no tool matches these words (none holds \"Wombat\" or \"zxqv\");"),
+        "{h}"
+    );
+    // A request of the most words a query may hold, none of them known: three named.
+    let many: Vec<String> = (0..crate::search::MAX_QUERY_WORDS)
+        .map(|i| format!("zq{i}x"))
+        .collect();
+    let h = hint(&many.join(" ")).unwrap();
+    assert!(
+        h.contains("(none holds \"zq0x\", \"zq1x\" or \"zq2x\")"),
+        "{h}"
+    );
+    // A reply with a close match has no hint at all.
+    assert_eq!(hint("share a file"), None);
 }
 
 #[test]
