@@ -4,17 +4,19 @@
 //!
 //! Files: `tokenize` (words and stems), `synonyms` (query expansion), `backend` (name prefixes),
 //! `bm25f` (the inverted index and scoring), `rank` (a query against the index, `--explain`),
-//! `modes` (exact / backend / ranked), `whole_catalog` (the empty query's reply), `entities`
-//! (values in a request read as their kind), `takes` (the kinds of value a tool takes, and the
-//! factor for them), `reply` (the JSON and its budget), `query` (the
-//! bounds of a query), `eval` (gold sets scored for `mws search --eval`), `prior` (the usage
-//! prior), `semantic` (vectors and fusion; the vectors come from `crate::embed`).
+//! `modes` (exact / backend / ranked), `hints` (what a reply with nothing close says),
+//! `whole_catalog` (the empty query's reply), `entities` (values in a request read as their
+//! kind), `takes` (the kinds of value a tool takes, and the factor for them), `reply` (the JSON
+//! and its budget), `query` (the bounds of a query), `eval` (gold sets scored for `mws search
+//! --eval`), `prior` (the usage prior), `semantic` (vectors and fusion; the vectors come from
+//! `crate::embed`).
 
 mod backend;
 mod bm25f;
 mod entities;
 pub mod eval;
 mod hash;
+mod hints;
 mod modes;
 mod prior;
 mod purpose;

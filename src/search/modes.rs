@@ -4,18 +4,17 @@
 //! name plus words → ranked inside that backend; anything else → ranked. A ranked reply whose best
 //! tool is a weak match (`SearchIndex::min_confidence`, `semantic::weak`) shows only the nearest
 //! `WEAK_RESULTS`, marked `"weak": true`; one whose words the catalog lacks entirely (and, with
-//! vectors, far from every tool) is nothing. Either hint names the request's words no tool's text
-//! holds ("spotify"): what tells a model that the server it needs is not there. Pure.
+//! vectors, far from every tool) is nothing, with the hints of `hints.rs`. Pure.
 
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
 use super::entities;
+use super::hints;
 use super::prior::PRIOR_EXTRA;
 use super::purpose::PURPOSE_EXTRA;
 use super::query::step;
-use super::rank::QueryWord;
 use super::reply::{self, Entry};
 use super::semantic::{Fused, Strength, fused, keyword_share};
 use super::tokenize::tokens;
@@ -26,12 +25,6 @@ use super::{
 
 /// Results a weak reply shows: the nearest few, not a page of weak matches.
 pub const WEAK_RESULTS: usize = 3;
-
-/// Most of the request's words a weak or empty reply names as held by no tool.
-const UNKNOWN_SHOWN: usize = 3;
-
-/// Longest word (in bytes) such a hint names; a longer one is left out, not cut.
-const UNKNOWN_MAX_BYTES: usize = 32;
 
 /// The prefix Claude Code shows before MCP tool names (`mcp__<server>__<tool>`).
 const CLIENT_PREFIX: &str = "mcp__";
@@ -346,11 +339,11 @@ fn ranked(
         extra.push(("weak", Value::Bool(true)));
     }
     let hint = if weak || entries.is_empty() {
-        let unknown = unknown_words(text, &words, &derived);
+        let unknown = hints::unknown_words(text, &words, &derived);
         Some(if weak {
-            weak_hint(ix, &unknown)
+            hints::weak(ix, &unknown)
         } else {
-            no_match_hint(ix, restrict, &unknown)
+            hints::no_match(ix, restrict, &unknown)
         })
     } else {
         None
@@ -384,88 +377,4 @@ fn ranked(
         weak: weak || hits.is_empty(),
         weak_inside,
     }
-}
-
-/// The hint of a weak reply: its results are the nearest tools, none of them close.
-fn weak_hint(ix: &SearchIndex, unknown: &[String]) -> String {
-    format!(
-        "no close match{}: these are the nearest tools; call one only if it does what is asked, else {}",
-        held_by_none(unknown, " (no tool's text holds "),
-        try_instead(ix)
-    )
-}
-
-/// ` (no tool's text holds "a", "b" or "c")` with `lead` before the words; empty for none.
-fn held_by_none(unknown: &[String], lead: &str) -> String {
-    let quoted: Vec<String> = unknown.iter().map(|w| format!("\"{w}\"")).collect();
-    match quoted.split_last() {
-        None => String::new(),
-        Some((last, [])) => format!("{lead}{last})"),
-        Some((last, rest)) => format!("{lead}{} or {last})", rest.join(", ")),
-    }
-}
-
-/// The request's own words, as typed, whose every stem no tool's text holds (no term, no
-/// synonym): at most `UNKNOWN_SHOWN`, each at most `UNKNOWN_MAX_BYTES` of letters, digits, `-`
-/// and `'` (a value such as a URL or `6:30` is never named). The words `entities` put in for
-/// values are not the user's and are left out.
-fn unknown_words(text: &str, words: &[QueryWord], derived: &HashSet<String>) -> Vec<String> {
-    let unseen: HashSet<&str> = words
-        .iter()
-        .filter(|w| w.terms.is_empty() && !derived.contains(&w.word))
-        .map(|w| w.word.as_str())
-        .collect();
-    let mut out: Vec<String> = Vec::new();
-    if unseen.is_empty() {
-        return out;
-    }
-    for raw in text.split_whitespace() {
-        step(1);
-        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let plain = w
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '-' || c == '\'');
-        if w.is_empty()
-            || w.len() > UNKNOWN_MAX_BYTES
-            || !plain
-            || out.iter().any(|o| o.eq_ignore_ascii_case(w))
-        {
-            continue;
-        }
-        if tokens(w).iter().any(|t| unseen.contains(t.as_str())) {
-            out.push(w.to_string());
-            if out.len() == UNKNOWN_SHOWN {
-                break;
-            }
-        }
-    }
-    out
-}
-
-/// What to try when nothing matches: other words, a backend name, the whole catalog.
-fn try_instead(ix: &SearchIndex) -> String {
-    let names = &ix.backends.names;
-    let backends = if names.is_empty() {
-        String::new()
-    } else {
-        let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
-        format!(", a backend name ({})", shown.join(", "))
-    };
-    format!(
-        "try other words (what the tool does, or what it acts on){backends}, or an empty query to list every tool"
-    )
-}
-
-fn no_match_hint(ix: &SearchIndex, restrict: Option<u32>, unknown: &[String]) -> String {
-    if let Some(b) = restrict {
-        let name = &ix.backends.names[b as usize];
-        return format!(
-            "no {name} tool matches these words; search \"{name}\" alone to list its tools, or try other words"
-        );
-    }
-    format!(
-        "no tool matches these words{}; {}",
-        held_by_none(unknown, " (none holds "),
-        try_instead(ix)
-    )
 }

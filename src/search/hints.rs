@@ -1,0 +1,105 @@
+//! The hints of a ranked reply with nothing close: a weak reply's (its results are the nearest
+//! tools) and an empty one's, with what to try instead, and the request's own words that no
+//! tool's text holds ("spotify"): what tells a model that the server a request needs is not
+//! connected. Pure; the words are the request's, shown in the reply only, never logged.
+
+use std::collections::HashSet;
+
+use super::SearchIndex;
+use super::query::step;
+use super::rank::QueryWord;
+use super::tokenize::tokens;
+
+/// Most of the request's words a weak or empty reply names as held by no tool.
+const UNKNOWN_SHOWN: usize = 3;
+
+/// Longest word (in bytes) such a hint names; a longer one is left out, not cut.
+const UNKNOWN_MAX_BYTES: usize = 32;
+
+/// The hint of a weak reply: its results are the nearest tools, none of them close.
+pub(super) fn weak(ix: &SearchIndex, unknown: &[String]) -> String {
+    format!(
+        "no close match{}: these are the nearest tools; call one only if it does what is asked, else {}",
+        held_by_none(unknown, " (no tool's text holds "),
+        try_instead(ix)
+    )
+}
+
+/// ` (no tool's text holds "a", "b" or "c")` with `lead` before the words; empty for none.
+fn held_by_none(unknown: &[String], lead: &str) -> String {
+    let quoted: Vec<String> = unknown.iter().map(|w| format!("\"{w}\"")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((last, [])) => format!("{lead}{last})"),
+        Some((last, rest)) => format!("{lead}{} or {last})", rest.join(", ")),
+    }
+}
+
+/// The request's own words, as typed, whose every stem no tool's text holds (no term, no
+/// synonym): at most `UNKNOWN_SHOWN`, each at most `UNKNOWN_MAX_BYTES` of letters, digits, `-`
+/// and `'` (a value such as a URL or `6:30` is never named). The words `entities` put in for
+/// values are not the user's and are left out.
+pub(super) fn unknown_words(
+    text: &str,
+    words: &[QueryWord],
+    derived: &HashSet<String>,
+) -> Vec<String> {
+    let unseen: HashSet<&str> = words
+        .iter()
+        .filter(|w| w.terms.is_empty() && !derived.contains(&w.word))
+        .map(|w| w.word.as_str())
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    if unseen.is_empty() {
+        return out;
+    }
+    for raw in text.split_whitespace() {
+        step(1);
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let plain = w
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '\'');
+        if w.is_empty()
+            || w.len() > UNKNOWN_MAX_BYTES
+            || !plain
+            || out.iter().any(|o| o.eq_ignore_ascii_case(w))
+        {
+            continue;
+        }
+        if tokens(w).iter().any(|t| unseen.contains(t.as_str())) {
+            out.push(w.to_string());
+            if out.len() == UNKNOWN_SHOWN {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// What to try when nothing matches: other words, a backend name, the whole catalog.
+fn try_instead(ix: &SearchIndex) -> String {
+    let names = &ix.backends.names;
+    let backends = if names.is_empty() {
+        String::new()
+    } else {
+        let shown: Vec<&str> = names.iter().take(8).map(String::as_str).collect();
+        format!(", a backend name ({})", shown.join(", "))
+    };
+    format!(
+        "try other words (what the tool does, or what it acts on){backends}, or an empty query to list every tool"
+    )
+}
+
+pub(super) fn no_match(ix: &SearchIndex, restrict: Option<u32>, unknown: &[String]) -> String {
+    if let Some(b) = restrict {
+        let name = &ix.backends.names[b as usize];
+        return format!(
+            "no {name} tool matches these words; search \"{name}\" alone to list its tools, or try other words"
+        );
+    }
+    format!(
+        "no tool matches these words{}; {}",
+        held_by_none(unknown, " (none holds "),
+        try_instead(ix)
+    )
+}
