@@ -1,7 +1,8 @@
 //! Config values checked while they are read, so that the error carries the field path and the
 //! line and column: objects only where a struct is expected (never an array mapped by position),
 //! non-empty paths, timeouts of at least a millisecond, http(s) URLs, HTTP-valid headers with
-//! well-formed `${NAME}`, search aliases within their bounds. Must not print a header value: it may be a secret.
+//! well-formed `${NAME}`, search aliases within their bounds. Must not print a header value: it
+//! may be a secret.
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use super::SearchIndex;
 use super::query::step;
 use super::rank::QueryWord;
+use super::synonyms::Synonyms;
 use super::tokenize::tokens;
 
 /// Most of the request's words a weak or empty reply names as held by no tool.
@@ -35,10 +36,11 @@ fn held_by_none(unknown: &[String], lead: &str) -> String {
     }
 }
 
-/// The request's own words, as typed, whose every stem no tool's text holds (no term, no
-/// synonym): at most `UNKNOWN_SHOWN`, each at most `UNKNOWN_MAX_BYTES` of letters, digits, `-`
-/// and `'` (a value such as a URL or `6:30` is never named). The words `entities` put in for
-/// values are not the user's and are left out.
+/// The request's own words, as typed, with a stem no tool's text holds (no term, no synonym; a
+/// question word counts only as what it asks for and is never named): at most `UNKNOWN_SHOWN`,
+/// each at most `UNKNOWN_MAX_BYTES` of letters, digits, `-` and `'` (a value such as a URL or
+/// `6:30` is never named). The words `entities` put in for values are not the user's and are left
+/// out.
 pub(super) fn unknown_words(
     text: &str,
     words: &[QueryWord],
@@ -46,7 +48,9 @@ pub(super) fn unknown_words(
 ) -> Vec<String> {
     let unseen: HashSet<&str> = words
         .iter()
-        .filter(|w| w.terms.is_empty() && !derived.contains(&w.word))
+        .filter(|w| {
+            w.terms.is_empty() && !derived.contains(&w.word) && !Synonyms::only_expanded(&w.word)
+        })
         .map(|w| w.word.as_str())
         .collect();
     let mut out: Vec<String> = Vec::new();
@@ -90,6 +94,8 @@ fn try_instead(ix: &SearchIndex) -> String {
     )
 }
 
+/// The hint of a reply with no results: inside a backend the query named, how to list its tools;
+/// else the words no tool holds and what to try.
 pub(super) fn no_match(ix: &SearchIndex, restrict: Option<u32>, unknown: &[String]) -> String {
     if let Some(b) = restrict {
         let name = &ix.backends.names[b as usize];
