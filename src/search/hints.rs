@@ -109,3 +109,7 @@ pub(super) fn no_match(ix: &SearchIndex, restrict: Option<u32>, unknown: &[Strin
         try_instead(ix)
     )
 }
+
+#[cfg(test)]
+#[path = "hints_tests.rs"]
+mod tests;

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::*;
 
-fn load(rel: &str) -> Catalog {
+pub(super) fn load(rel: &str) -> Catalog {
     Catalog::load_file(
         &Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("fixtures")
@@ -18,7 +18,7 @@ fn load(rel: &str) -> Catalog {
     .unwrap()
 }
 
-fn index(c: &Catalog) -> SearchIndex {
+pub(super) fn index(c: &Catalog) -> SearchIndex {
     SearchIndex::build(c, &SearchOptions::default())
 }
 
@@ -47,7 +47,7 @@ pub(super) fn names(r: &Reply) -> Vec<String> {
 }
 
 /// Every reply is valid JSON and, except the uncapped exact mode, within the budget.
-fn valid(r: &Reply) {
+pub(super) fn valid(r: &Reply) {
     let v: Value = serde_json::from_str(&r.text).expect("reply is JSON");
     assert_eq!(v, *r.json);
     assert_eq!(r.json.to_string(), r.text);
@@ -62,7 +62,7 @@ fn valid(r: &Reply) {
     }
 }
 
-fn search(ix: &SearchIndex, q: &str) -> Reply {
+pub(super) fn search(ix: &SearchIndex, q: &str) -> Reply {
     let r = ix.search(q, &HashSet::new());
     valid(&r);
     r
@@ -209,108 +209,6 @@ fn empty_query_over_budget_keeps_every_backend_and_counts_the_rest() {
     assert_eq!(shown + more as usize, live.len());
     assert_eq!(r.result_count, shown);
     assert!(shown > 0 && more > 0);
-}
-
-#[test]
-fn no_match_gives_empty_results_and_a_hint() {
-    for cat in ["catalog.json", "catalogs/github-official.json"] {
-        let r = search(&index(&load(cat)), "xylophone zebra");
-        assert_eq!(r.mode, "ranked");
-        assert_eq!(r.json["results"], json!([]));
-        assert!(r.json["hint"].as_str().unwrap().contains("empty query"));
-    }
-    // A backend named with words none of its tools hold: the name is ranked as a word.
-    let r = search(&index(&load("catalog.json")), "browser invoice");
-    assert!(names(&r)[0].starts_with("browser_"), "{}", r.text);
-}
-
-/// A request the catalog cannot serve, though common words of it match some tool, gets at most
-/// `WEAK_RESULTS` results marked weak, with the hint; one it serves keeps its results unmarked.
-/// `always_answer` ranks the weak matches too, in the same order, unmarked; a request none of
-/// whose words the catalog holds gets nothing.
-#[test]
-fn a_weak_best_candidate_is_marked_weak() {
-    let ix = index(&load("catalog.json"));
-    let cases = [
-        ("convert 100 dollars to euros", true),
-        ("book a flight to Lisbon for next Friday", true),
-        ("what will the weather be like tomorrow", true),
-        ("share a file", false),
-        ("mail folders", false),
-    ];
-    let opts = |always_answer| QueryOptions {
-        limit: Some(8),
-        always_answer,
-        ..Default::default()
-    };
-    for (q, want_weak) in cases {
-        let r = ix.search_with(q, &HashSet::new(), &opts(false));
-        let got = names(&r);
-        let weak = r.json.get("weak") == Some(&json!(true));
-        assert_eq!(weak || got.is_empty(), want_weak, "{q}: {got:?}");
-        if want_weak {
-            assert!(got.len() <= modes::WEAK_RESULTS, "{q}: {got:?}");
-            let hint = r.json["hint"].as_str().unwrap();
-            assert!(hint.contains("try other words"), "{q}: {hint}");
-        } else {
-            assert!(!got.is_empty() && r.json.get("hint").is_none(), "{q}");
-        }
-        let always = ix.search_with(q, &HashSet::new(), &opts(true));
-        let all = names(&always);
-        assert!(always.json.get("weak").is_none(), "{q}");
-        assert!(!all.is_empty() && all.starts_with(&got), "{q}: {all:?}");
-    }
-    let none = ix.search_with("zxqv wombat", &HashSet::new(), &opts(false));
-    assert!(names(&none).is_empty() && none.json.get("weak").is_none());
-    assert!(none.json["hint"].as_str().unwrap().starts_with(
-        "no tool matches these words (none holds \"zxqv\" or \"wombat\"); try other words"
-    ));
-}
-
-/// A weak or empty reply names the request's words no tool's text holds, as typed: never a
-/// value (a URL, a time), a word over 32 bytes, a word twice, or more than three.
-#[test]
-fn a_reply_with_nothing_close_names_the_words_no_tool_holds() {
-    let ix = index(&load("catalog.json"));
-    let opts = QueryOptions {
-        limit: Some(8),
-        ..Default::default()
-    };
-    let hint = |q: &str| {
-        let r = ix.search_with(q, &HashSet::new(), &opts);
-        r.json["hint"].as_str().map(str::to_string)
-    };
-    assert_eq!(
-        hint("send an SMS to the customer").as_deref(),
-        Some(
-            "no close match (no tool's text holds \"SMS\" or \"customer\"): these are the \
-             nearest tools; call one only if it does what is asked, else try other words (what \
-             the tool does, or what it acts on), a backend name (mail, calendar, drive, browser, \
-             codesearch), or an empty query to list every tool"
-        )
-    );
-    let long = "w".repeat(33);
-    let h = hint(&format!("Wombat wombat {long} at 6:30 zxqv yyyz xxxq")).unwrap();
-    assert!(
-        h.starts_with("no close match (no tool's text holds \"Wombat\", \"zxqv\" or \"yyyz\"):"),
-        "{h}"
-    );
-    let h = hint("Wombat zz-example.qq/x zxqv").unwrap();
-    assert!(
-        h.starts_with("no tool matches these words (none holds \"Wombat\" or \"zxqv\");"),
-        "{h}"
-    );
-    // A request of the most words a query may hold, none of them known: three named.
-    let many: Vec<String> = (0..crate::search::MAX_QUERY_WORDS)
-        .map(|i| format!("zq{i}x"))
-        .collect();
-    let h = hint(&many.join(" ")).unwrap();
-    assert!(
-        h.contains("(none holds \"zq0x\", \"zq1x\" or \"zq2x\")"),
-        "{h}"
-    );
-    // A reply with a close match has no hint at all.
-    assert_eq!(hint("share a file"), None);
 }
 
 #[test]
