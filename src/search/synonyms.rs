@@ -116,7 +116,6 @@ const DIRECTED: &[(&str, &[&str])] = &[
     // To ask for something is to request it; a size (a phone-sized screen) is set by resizing.
     ("ask", &["request"]),
     ("size", &["resize"]),
-    ("sized", &["resize"]),
     // What is remembered is kept in a memory.
     ("remember", &["memory"]),
     ("memorize", &["memory"]),
@@ -220,7 +219,7 @@ mod tests {
         assert!(has("dollars", "currency") && !has("currency", "dollar"));
         assert!(has("add", "sum") && has("add", "create") && !has("sum", "add"));
         assert!(has("keys", "secret") && has("already", "duplicate"));
-        assert!(has("ask", "request") && has("sized", "resize") && !has("resize", "size"));
+        assert!(has("ask", "request") && has("size", "resize") && !has("resize", "size"));
         assert!(s.expand("zebra").is_empty());
     }
 
