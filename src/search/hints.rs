@@ -40,7 +40,9 @@ fn held_by_none(unknown: &[String], lead: &str) -> String {
 /// question word counts only as what it asks for and is never named): at most `UNKNOWN_SHOWN`,
 /// each at most `UNKNOWN_MAX_BYTES` of letters, digits, `-` and `'` (a value such as a URL or
 /// `6:30` is never named). The words `entities` put in for values are not the user's and are left
-/// out.
+/// out. Where more qualify, the most telling are named, in request order: a name first (a capital
+/// past a sentence's first letter: "SMS", "Spotify"), then the longer words ("playlist" before
+/// "play"), then the earlier.
 pub(super) fn unknown_words(
     text: &str,
     words: &[QueryWord],
@@ -53,11 +55,12 @@ pub(super) fn unknown_words(
         })
         .map(|w| w.word.as_str())
         .collect();
-    let mut out: Vec<String> = Vec::new();
     if unseen.is_empty() {
-        return out;
+        return Vec::new();
     }
-    for raw in text.split_whitespace() {
+    // (position, word, whether it reads as a name); a word again in any case counts once.
+    let mut found: Vec<(usize, &str, bool)> = Vec::new();
+    for (at, raw) in text.split_whitespace().enumerate() {
         step(1);
         let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
         let plain = w
@@ -66,18 +69,19 @@ pub(super) fn unknown_words(
         if w.is_empty()
             || w.len() > UNKNOWN_MAX_BYTES
             || !plain
-            || out.iter().any(|o| o.eq_ignore_ascii_case(w))
+            || found.iter().any(|(_, o, _)| o.eq_ignore_ascii_case(w))
         {
             continue;
         }
         if tokens(w).iter().any(|t| unseen.contains(t.as_str())) {
-            out.push(w.to_string());
-            if out.len() == UNKNOWN_SHOWN {
-                break;
-            }
+            let capitals = w.chars().skip(usize::from(at == 0)).any(char::is_uppercase);
+            found.push((at, w, capitals));
         }
     }
-    out
+    found.sort_by_key(|&(at, w, name)| (!name, std::cmp::Reverse(w.chars().count()), at));
+    found.truncate(UNKNOWN_SHOWN);
+    found.sort_by_key(|&(at, _, _)| at);
+    found.into_iter().map(|(_, w, _)| w.to_string()).collect()
 }
 
 /// What to try when nothing matches: other words, a backend name, the whole catalog.

@@ -66,7 +66,8 @@ fn a_weak_best_candidate_is_marked_weak() {
 }
 
 /// A weak or empty reply names the request's words no tool's text holds, as typed: never a
-/// value (a URL, a time), a word over 32 bytes, a word twice, or more than three.
+/// value (a URL, a time), a word over 32 bytes, a word twice, or more than three; names and
+/// longer words first, shown in request order.
 #[test]
 fn a_reply_with_nothing_close_names_the_words_no_tool_holds() {
     let ix = index(&load("catalog.json"));
@@ -100,13 +101,21 @@ fn a_reply_with_nothing_close_names_the_words_no_tool_holds() {
     );
     // A request of the most words a query may hold, none of them known: three named.
     let many: Vec<String> = (0..crate::search::MAX_QUERY_WORDS)
-        .map(|i| format!("zq{i}x"))
+        .map(|i| format!("zq{i:03}x"))
         .collect();
     let h = hint(&many.join(" ")).unwrap();
     assert!(
-        h.contains("(none holds \"zq0x\", \"zq1x\" or \"zq2x\")"),
+        h.contains("(none holds \"zq000x\", \"zq001x\" or \"zq002x\")"),
         "{h}"
     );
+    // The most telling words: a name (not a sentence's first capital), then the longest.
+    let h = hint("Play my workout playlist on spotify").unwrap();
+    assert!(
+        h.contains("\"workout\", \"playlist\" or \"spotify\")"),
+        "{h}"
+    );
+    let h = hint("Marmot wombats zxqv Zyx").unwrap();
+    assert!(h.contains("\"Marmot\", \"wombats\" or \"Zyx\")"), "{h}");
     // A reply with a close match has no hint at all.
     assert_eq!(hint("share a file"), None);
 }
