@@ -131,10 +131,7 @@ impl StdioWire {
             let cap = super::MAX_MESSAGE_BYTES;
             let why = loop {
                 match io::read_line(&mut out, &mut buf, cap).await {
-                    Ok(Some(false)) => {
-                        let line = String::from_utf8_lossy(&buf);
-                        route_line(&line, &p, &w, &note, &shown).await
-                    }
+                    Ok(Some(false)) => route_line(&buf, &p, &w, &note, &shown).await,
                     Ok(Some(true)) => {
                         break format!(
                             "it wrote a line larger than {}, the cap on one upstream message, \
@@ -174,6 +171,10 @@ impl StdioWire {
     /// Why the child is gone, if it is (its exit status when it has exited).
     async fn gone(live: &mut Live) -> Option<String> {
         let exited = matches!(live.child.try_wait(), Ok(Some(_)));
+        // The common case, before every request: running, its output open (one `wait4`).
+        if !exited && live.dead.lock().unwrap().is_none() {
+            return None;
+        }
         if exited && !live.reader.is_finished() {
             // Let the reader record why and what the child said last.
             let _ = tokio::time::timeout(io::STDERR_DRAIN * 2, &mut live.reader).await;
@@ -212,14 +213,23 @@ impl StdioWire {
 /// answered. Anything not JSON is skipped with a warning naming the child (`shown`; some servers
 /// print banners). A response nested past the parser's depth limit fails its request at once;
 /// one whose id cannot be read (or a deep notification) answers no request, and is skipped.
+/// Bytes that are not UTF-8 are read as U+FFFD, so such a line is still answered.
 async fn route_line(
-    line: &str,
+    line: &[u8],
     pending: &Pending,
     stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
     note: &OnNotification,
     shown: &str,
 ) {
-    let msg = match deep::parse(line.as_bytes()) {
+    // Parsed as bytes: the parser checks the UTF-8 of every string it reads, so the common line
+    // is read once; only a line it refuses that is not UTF-8 is read again, mended.
+    let parsed = match deep::parse(line) {
+        Err(deep::Unparsed::NotJson) if std::str::from_utf8(line).is_err() => {
+            deep::parse(String::from_utf8_lossy(line).as_bytes())
+        }
+        parsed => parsed,
+    };
+    let msg = match parsed {
         Ok(msg) => msg,
         Err(deep::Unparsed::TooDeep {
             response_to: Some(id),
@@ -236,7 +246,7 @@ async fn route_line(
             return;
         }
         Err(deep::Unparsed::NotJson) => {
-            if !line.trim().is_empty() {
+            if !line.trim_ascii().is_empty() {
                 tracing::warn!(target: "mws::upstream",
                     "upstream `{shown}` wrote a line that is not JSON-RPC; skipped");
             }
@@ -446,3 +456,55 @@ fn die_with_parent(cmd: &mut Command) {
 
 #[cfg(not(target_os = "linux"))]
 fn die_with_parent(_cmd: &mut Command) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A line is routed as bytes: a response reaches its waiter; one holding bytes that are not
+    /// UTF-8 is still answered, with U+FFFD in their place; a line that is not JSON is skipped.
+    #[tokio::test]
+    async fn lines_are_routed_as_bytes_and_bytes_not_utf8_are_mended() {
+        let pending: Pending = Arc::default();
+        let stdin = tokio::sync::Mutex::new(None);
+        let notes = Arc::new(Mutex::new(Vec::new()));
+        let seen = notes.clone();
+        let note: OnNotification = Arc::new(move |m: &Value| seen.lock().unwrap().push(m.clone()));
+        let wait = |id: &str| {
+            let (tx, rx) = oneshot::channel();
+            pending.lock().unwrap().insert(id.to_string(), tx);
+            rx
+        };
+        let (mut one, mut two) = (wait("1"), wait("2"));
+        route_line(
+            br#"{"jsonrpc":"2.0","id":1,"result":{"t":"ok"}}"#,
+            &pending,
+            &stdin,
+            &note,
+            "t",
+        )
+        .await;
+        let bad = b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"t\":\"a\xffb\"}}";
+        route_line(bad, &pending, &stdin, &note, "t").await;
+        route_line(b"\xff\xfe banner", &pending, &stdin, &note, "t").await;
+        route_line(
+            br#"{"jsonrpc":"2.0","method":"notifications/x"}"#,
+            &pending,
+            &stdin,
+            &note,
+            "t",
+        )
+        .await;
+        assert_eq!(
+            one.try_recv().unwrap().unwrap()["result"],
+            json!({"t": "ok"})
+        );
+        let mended = two
+            .try_recv()
+            .expect("the line with bytes not UTF-8 is answered");
+        assert_eq!(mended.unwrap()["result"], json!({"t": "a\u{FFFD}b"}));
+        assert_eq!(notes.lock().unwrap().len(), 1);
+        assert!(pending.lock().unwrap().is_empty());
+    }
+}
