@@ -41,7 +41,7 @@ fn held_by_none(unknown: &[String], lead: &str) -> String {
 /// each at most `UNKNOWN_MAX_BYTES` of letters, digits, `-` and `'` (a value such as a URL or
 /// `6:30` is never named). The words `entities` put in for values are not the user's and are left
 /// out. Where more qualify, the most telling are named, in request order: a name first (a capital
-/// past a sentence's first letter: "SMS", "Spotify"), then the longer words ("playlist" before
+/// past the request's first letter: "SMS", "Spotify"), then the longer words ("playlist" before
 /// "play"), then the earlier.
 pub(super) fn unknown_words(
     text: &str,

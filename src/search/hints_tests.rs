@@ -108,7 +108,7 @@ fn a_reply_with_nothing_close_names_the_words_no_tool_holds() {
         h.contains("(none holds \"zq000x\", \"zq001x\" or \"zq002x\")"),
         "{h}"
     );
-    // The most telling words: a name (not a sentence's first capital), then the longest.
+    // The most telling words: a name (not the request's first capital), then the longest.
     let h = hint("Play my workout playlist on spotify").unwrap();
     assert!(
         h.contains("\"workout\", \"playlist\" or \"spotify\")"),
