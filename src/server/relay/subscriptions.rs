@@ -87,6 +87,11 @@ pub async fn legacy(
 ) -> Result<Value, RpcError> {
     let on = method == "resources/subscribe";
     let uri = uri(method, params)?;
+    if upstream.status().capabilities.is_none() {
+        // Not heard from yet (a request sent right behind `initialize`): its capabilities come
+        // with its catalog, which waits for it at most `listMs`.
+        upstream.catalog().await;
+    }
     if !relays(upstream) {
         return Err(RpcError {
             code: code::METHOD_NOT_FOUND,

@@ -29,7 +29,8 @@ struct Client {
     session: String,
     /// The name from `initialize`'s `clientInfo` (capped).
     name: Mutex<Option<String>>,
-    /// Set on `initialize`: from then on the client hears about list changes.
+    /// Set once `initialize` is answered: from then on the client hears about list changes (never
+    /// before the answer, which a client must see first).
     initialized: AtomicBool,
     /// A legacy client's `logging/setLevel`: its calls' log messages are relayed (`relay/logs.rs`).
     log_level: Mutex<Option<Level>>,
@@ -265,7 +266,6 @@ fn caller_of(msg: &Map<String, Value>, client: &Client) -> Result<Caller, Option
             .and_then(Value::as_str)
             .map(cap_client_name);
         *lock(&client.name) = name;
-        client.initialized.store(true, Ordering::Relaxed);
     }
     if msg.get("method").and_then(Value::as_str) == Some("logging/setLevel") {
         match logs::set_level_params(msg.get("params")) {
@@ -300,6 +300,7 @@ fn spawn_answer(
     let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
     let subscribe = caller.era == Era::Legacy
         && matches!(method, "resources/subscribe" | "resources/unsubscribe");
+    let initialize = caller.era == Era::Legacy && method == "initialize";
     tasks.spawn(async move {
         if subscribe && let Some(id) = msg.get("id") {
             let up = proxy.upstream().as_ref();
@@ -312,6 +313,10 @@ fn spawn_answer(
         let out = |n: Value| drop(tx.send(n));
         if let Some(resp) = answer::over_lines(&proxy, msg, &caller, way, out).await {
             let _ = tx.send(resp);
+        }
+        if initialize {
+            // Queued behind the answer: a list change now reaches the client after it.
+            client.initialized.store(true, Ordering::Relaxed);
         }
     });
 }
