@@ -47,14 +47,17 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     }
     // Refuse a non-loopback host before anything starts.
     server::guards::bind_addr(&config.listen.host).map_err(UsageError)?;
-    let mut runtime = tokio::runtime::Builder::new_multi_thread();
-    // One worker unless TOKIO_WORKER_THREADS says otherwise: a call is I/O plus ~0.1 ms of CPU,
-    // and a second worker costs every call cross-thread wake-ups (work stealing, the reqwest
-    // connection task) that measured 20-40% more CPU per call and a slower p50 (docs/performance.md).
-    // Heavy work (a search index build) runs in `spawn_blocking`, so it does not stall calls.
-    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
-        runtime.worker_threads(SERVE_WORKERS);
-    }
+    // Everything on this one thread unless TOKIO_WORKER_THREADS asks for workers: a call is I/O
+    // plus well under 0.1 ms of CPU, and against a multi-thread runtime of one worker (the
+    // scheduler's bookkeeping at every wake-up, the accept loop on another thread) this measured
+    // about 10% less CPU per call over stdio and a lower p50 at 16 clients over HTTP
+    // (docs/performance.md). Heavy work (a search index build) runs in `spawn_blocking`, so it
+    // does not stall calls.
+    let mut runtime = if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
     let runtime = runtime.enable_all().build()?;
     let result = runtime.block_on(serve(config, args.stdio));
     runtime.shutdown_timeout(Duration::from_secs(1));
@@ -63,9 +66,6 @@ pub fn run(config_flag: Option<&Path>, args: ServeArgs) -> CmdResult {
     }
     result
 }
-
-/// Runtime worker threads for `mws serve` (see `run`).
-const SERVE_WORKERS: usize = 1;
 
 async fn serve(config: Config, stdio: bool) -> CmdResult {
     // 0700: the state dir holds the call history (docs/database.md: kept private).
@@ -110,8 +110,8 @@ async fn serve(config: Config, stdio: bool) -> CmdResult {
     // Freed heap, and code that ran once, given back to the system once the process goes quiet.
     tokio::spawn(server::give_back::give_back_when_quiet());
     if stdio {
-        // On the runtime's worker rather than this thread's `block_on`: the reading loop, the
-        // calls and the writer then share one thread, and a call wakes no other.
+        // A task of its own, so that a shutdown signal ends the wait for it; the reading loop, the
+        // calls and the writer share this one thread, and a call wakes no other.
         let (input, output) = (
             server::stdio::pipes::stdin(),
             server::stdio::pipes::stdout(),
