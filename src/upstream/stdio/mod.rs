@@ -1,23 +1,24 @@
 //! The stdio wire: one child process speaking newline-delimited JSON-RPC, requests correlated by
 //! id, notifications routed out, stderr into our log, and a restart with back-off after the child
-//! exits. Must not decide eras or retry requests.
+//! exits (the lines themselves: `lines.rs`). Must not decide eras or retry requests.
 
-use std::collections::HashMap;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::io::BufReader;
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::oneshot;
 
-use super::wire::{OnNotification, Outgoing, Wire, WireError, answer_server_request};
+use super::wire::{OnNotification, Outgoing, Wire, WireError};
 use crate::config::StdioUpstream;
-use crate::mcp::deep;
 
 mod io;
+mod lines;
+
+use lines::{Pending, PendingGuard, route_line, write_line};
 
 /// Wait before the second restart in a row; it doubles per further exit. Raising it spares a
 /// crash-looping command, lowering it brings a flaky one back sooner.
@@ -25,8 +26,6 @@ const BACKOFF_START: Duration = Duration::from_millis(250);
 /// The longest wait between restarts.
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
 
-/// Each waiting request's answer: its response, or why the line that answered it was refused.
-type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Result<Value, WireError>>>>>;
 /// `None` once mws closed it to stop the child.
 type Stdin = Arc<tokio::sync::Mutex<Option<ChildStdin>>>;
 
@@ -209,74 +208,6 @@ impl StdioWire {
     }
 }
 
-/// Routes one line of the child's stdout: a response to its waiter, a notification out, a request
-/// answered. Anything not JSON is skipped with a warning naming the child (`shown`; some servers
-/// print banners). A response nested past the parser's depth limit fails its request at once;
-/// one whose id cannot be read (or a deep notification) answers no request, and is skipped.
-/// Bytes that are not UTF-8 are read as U+FFFD, so such a line is still answered.
-async fn route_line(
-    line: &[u8],
-    pending: &Pending,
-    stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
-    note: &OnNotification,
-    shown: &str,
-) {
-    // Parsed as bytes: the parser checks the UTF-8 of every string it reads, so the common line
-    // is read once; only a line it refuses that is not UTF-8 is read again, mended.
-    let parsed = match deep::parse(line) {
-        Err(deep::Unparsed::NotJson) if std::str::from_utf8(line).is_err() => {
-            deep::parse(String::from_utf8_lossy(line).as_bytes())
-        }
-        parsed => parsed,
-    };
-    let msg = match parsed {
-        Ok(msg) => msg,
-        Err(deep::Unparsed::TooDeep {
-            response_to: Some(id),
-        }) => {
-            if let Some(tx) = pending.lock().unwrap().remove(&id.to_string()) {
-                let _ = tx.send(Err(WireError::Protocol(deep::too_deep("answer"))));
-            }
-            return;
-        }
-        Err(deep::Unparsed::TooDeep { response_to: None }) => {
-            tracing::warn!(target: "mws::upstream",
-                "upstream `{shown}` wrote a line nested {} levels deep or more that answers no \
-                 request; skipped", deep::MAX_DEPTH);
-            return;
-        }
-        Err(deep::Unparsed::NotJson) => {
-            if !line.trim_ascii().is_empty() {
-                tracing::warn!(target: "mws::upstream",
-                    "upstream `{shown}` wrote a line that is not JSON-RPC; skipped");
-            }
-            return;
-        }
-    };
-    match (msg.get("method").is_some(), msg.get("id")) {
-        (false, Some(id)) => {
-            if let Some(tx) = pending.lock().unwrap().remove(&id.to_string()) {
-                let _ = tx.send(Ok(msg));
-            }
-        }
-        (true, Some(_)) => {
-            if let Some(reply) = answer_server_request(&msg) {
-                let _ = write_line(stdin, &reply).await;
-            }
-        }
-        (true, None) => note(&msg),
-        (false, None) => {}
-    }
-}
-
-/// Removes the waiter when a request is abandoned (timeout or cancel).
-struct PendingGuard<'a>(&'a Pending, String);
-impl Drop for PendingGuard<'_> {
-    fn drop(&mut self) {
-        self.0.lock().unwrap().remove(&self.1);
-    }
-}
-
 #[async_trait::async_trait]
 impl Wire for StdioWire {
     async fn connect(&self) -> Result<u64, WireError> {
@@ -417,29 +348,11 @@ fn with_tail(why: String, tail: &io::SharedTail) -> String {
     }
 }
 
-async fn write_line(
-    stdin: &tokio::sync::Mutex<Option<ChildStdin>>,
-    msg: &Value,
-) -> Result<(), WireError> {
-    let mut w = stdin.lock().await;
-    let Some(w) = w.as_mut() else {
-        return Err(WireError::Down("upstream process is being stopped".into()));
-    };
-    // Serialised straight into bytes: `format!` would go through `Display`, which costs about
-    // twice as much per message.
-    let mut line = serde_json::to_vec(msg).unwrap_or_default();
-    line.push(b'\n');
-    w.write_all(&line)
-        .await
-        .and(w.flush().await)
-        .map_err(|e| WireError::Down(format!("upstream process is gone ({e})")))
-}
-
 /// Asks Linux to send the child SIGTERM when mws dies without stopping it (SIGKILL, a crash).
 /// `kill_on_drop` covers every orderly exit; without this, an upstream that does not exit when
 /// its stdin closes (a server with a timer running) would outlive a killed mws. The signal fires
-/// when the *thread* that spawned the child ends: mws spawns from its runtime's worker threads,
-/// which live as long as the process.
+/// when the *thread* that spawned the child ends: mws spawns from its runtime's thread (or its
+/// workers), which live as long as the process.
 #[cfg(target_os = "linux")]
 fn die_with_parent(cmd: &mut Command) {
     // SAFETY: the closure runs in the child between fork and exec and only calls prctl(2), which
