@@ -103,19 +103,21 @@ fn a_reply_with_nothing_close_names_the_words_no_tool_holds() {
     let many: Vec<String> = (0..crate::search::MAX_QUERY_WORDS)
         .map(|i| format!("zq{i:03}x"))
         .collect();
-    let h = hint(&many.join(" ")).unwrap();
-    assert!(
-        h.contains("(none holds \"zq000x\", \"zq001x\" or \"zq002x\")"),
-        "{h}"
+    let names = |q: &str, words: &str| {
+        let h = hint(q).unwrap();
+        assert!(h.contains(words), "{q}: {h}");
+    };
+    names(
+        &many.join(" "),
+        "(none holds \"zq000x\", \"zq001x\" or \"zq002x\")",
     );
     // The most telling words: a name (not the request's first capital), then the longest.
-    let h = hint("Play my workout playlist on spotify").unwrap();
-    assert!(
-        h.contains("\"workout\", \"playlist\" or \"spotify\")"),
-        "{h}"
+    let told = "\"workout\", \"playlist\" or \"spotify\")";
+    names("Play my workout playlist on spotify", told);
+    names(
+        "Marmot wombats zxqv Zyx",
+        "\"Marmot\", \"wombats\" or \"Zyx\")",
     );
-    let h = hint("Marmot wombats zxqv Zyx").unwrap();
-    assert!(h.contains("\"Marmot\", \"wombats\" or \"Zyx\")"), "{h}");
     // A reply with a close match has no hint at all.
     assert_eq!(hint("share a file"), None);
 }
