@@ -32,7 +32,7 @@ pub const BATCH_WINDOW: Duration = Duration::from_millis(100);
 /// it ends; a burst is committed about this often instead of once per call (a commit per call was
 /// most of `serve --stdio`'s CPU per call). A kill loses at most the rows of the last this long,
 /// and only in a burst.
-pub const THROUGH_LINGER: Duration = Duration::from_millis(10);
+pub const THROUGH_LINGER: Duration = Duration::from_millis(50);
 
 /// One `search_tools` reply as the proxy sent it. Never the query.
 #[derive(Debug, Clone, PartialEq)]
