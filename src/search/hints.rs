@@ -60,20 +60,23 @@ pub(super) fn unknown_words(
     }
     // (position, word, whether it reads as a name); a word again in any case counts once.
     let mut found: Vec<(usize, &str, bool)> = Vec::new();
+    let mut named: HashSet<String> = HashSet::new();
     for (at, raw) in text.split_whitespace().enumerate() {
         step(1);
         let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
         let plain = w
             .chars()
             .all(|c| c.is_alphanumeric() || c == '-' || c == '\'');
-        if w.is_empty()
-            || w.len() > UNKNOWN_MAX_BYTES
-            || !plain
-            || found.iter().any(|(_, o, _)| o.eq_ignore_ascii_case(w))
-        {
+        if w.is_empty() || w.len() > UNKNOWN_MAX_BYTES || !plain {
+            continue;
+        }
+        // Lowercased whole, not by ASCII: "Ärzte" and "ärzte" are one word.
+        let lower = w.to_lowercase();
+        if named.contains(&lower) {
             continue;
         }
         if tokens(w).iter().any(|t| unseen.contains(t.as_str())) {
+            named.insert(lower);
             let capitals = w.chars().skip(usize::from(at == 0)).any(char::is_uppercase);
             found.push((at, w, capitals));
         }

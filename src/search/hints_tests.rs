@@ -118,6 +118,12 @@ fn a_reply_with_nothing_close_names_the_words_no_tool_holds() {
         "Marmot wombats zxqv Zyx",
         "\"Marmot\", \"wombats\" or \"Zyx\")",
     );
+    // Capitals past ASCII: a name, and the same word in other case named once.
+    names(
+        "Ärzte ärzte Öl zxqv",
+        "(none holds \"Ärzte\", \"Öl\" or \"zxqv\")",
+    );
+    names("zxqv ÄRZTE ärzte", "(none holds \"zxqv\" or \"ÄRZTE\")");
     // A reply with a close match has no hint at all.
     assert_eq!(hint("share a file"), None);
 }
