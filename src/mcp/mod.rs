@@ -189,4 +189,5 @@ pub mod caps;
 pub mod check;
 pub mod deep;
 pub mod envelope;
+pub mod raw;
 pub mod sse;

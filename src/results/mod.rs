@@ -49,6 +49,12 @@ impl Results {
         }
     }
 
+    /// Whether a result whose text and structured content take `bytes` bytes in all could need
+    /// shaping (`may_shape` of it is then false whatever it holds).
+    pub fn may_exceed(&self, bytes: usize) -> bool {
+        self.max_tokens != 0 && bytes > self.max_tokens
+    }
+
     /// Whether a result of this many text bytes could need shaping (tokens never outnumber
     /// bytes). False for every result when `maxTokens` is 0.
     pub fn may_shape(&self, result: &Value) -> bool {

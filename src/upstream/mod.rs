@@ -30,6 +30,7 @@ use serde_json::{Map, Value};
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::mcp::Era;
+use crate::mcp::raw::Answer;
 
 /// Where the catalog being served came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,6 +172,14 @@ pub trait Upstream: Send + Sync + 'static {
         params: Value,
         ctx: &CallContext,
     ) -> Result<Value, UpstreamError>;
+
+    /// `request("tools/call", params, ctx)` for a caller that can pass the result on as sent:
+    /// where the upstream's transport keeps it so (`Wire::request_result`), `Answer::Raw`.
+    async fn call_tool(&self, params: Value, ctx: &CallContext) -> Result<Answer, UpstreamError> {
+        self.request("tools/call", params, ctx)
+            .await
+            .map(Answer::Tree)
+    }
 
     /// Sends a notification (e.g. `notifications/cancelled`).
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError>;

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use crate::mcp::raw::Answer;
+
 /// One outgoing message and the request metadata its headers need.
 #[derive(Debug, Clone, Copy)]
 pub struct Outgoing<'a> {
@@ -57,6 +59,14 @@ pub trait Wire: Send + Sync {
     /// Sends a request and returns its JSON-RPC response (with `result` or `error`) and the HTTP
     /// status it came with (200 on stdio).
     async fn request(&self, out: Outgoing<'_>) -> Result<(u16, Value), WireError>;
+
+    /// `request` for a `tools/call` whose result the proxy may pass on as sent: a transport that
+    /// reads the answer's bytes itself (stdio) keeps the result's bulk unread (`Answer::Raw`);
+    /// otherwise the response as `request` gives it (`Answer::Tree`).
+    async fn request_result(&self, out: Outgoing<'_>) -> Result<(u16, Answer), WireError> {
+        let (status, msg) = self.request(out).await?;
+        Ok((status, Answer::Tree(msg)))
+    }
 
     async fn notify(&self, out: Outgoing<'_>) -> Result<(), WireError>;
 

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::mcp::raw::RawResult;
 use crate::mcp::{Era, META_SERVER_INFO};
 
 /// Results that must carry `ttlMs` and `cacheScope` in 2026-07-28 (SEP-2549).
@@ -69,6 +70,19 @@ pub fn for_client(method: &str, mut result: Value, era: Era) -> Value {
     result
 }
 
+/// `for_client` for a result kept as sent: its top level shaped the same way, and a legacy
+/// client's non-object `structuredContent` dropped.
+pub fn raw_for_client(method: &str, mut result: RawResult, era: Era) -> RawResult {
+    if era == Era::Legacy && method == "tools/call" && result.structured_not_object() {
+        result.drop_kept("structuredContent");
+    }
+    let top = std::mem::take(&mut result.top);
+    if let Value::Object(top) = for_client(method, Value::Object(top), era) {
+        result.top = top;
+    }
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +109,24 @@ mod tests {
         assert_eq!(r, json!({"content": [], "_meta": {"k": 1}}));
         let kept = json!({"content": [], "structuredContent": {"a": 1}});
         assert_eq!(for_client("tools/call", kept.clone(), Era::Legacy), kept);
+    }
+
+    /// A result kept as sent is bridged to what the tree is bridged to, in either era.
+    #[test]
+    fn a_result_kept_as_sent_is_bridged_as_its_tree() {
+        let results = [
+            r#"{"content":[{"type":"text","text":"x"}],"isError":false}"#,
+            r#"{"content":[],"structuredContent":[1,2],"resultType":"complete","_meta":{"k":1}}"#,
+            r#"{"content":[],"structuredContent":{"a":1},"ttlMs":5,"cacheScope":"shared"}"#,
+            r#"{"structuredContent":"text","_meta":{}}"#,
+            r#"{"content":[]}"#,
+        ];
+        for text in results {
+            for era in [Era::Modern, Era::Legacy] {
+                let tree = for_client("tools/call", serde_json::from_str(text).unwrap(), era);
+                let raw = raw_for_client("tools/call", RawResult::parse(text).unwrap(), era);
+                assert_eq!(raw.into_value().unwrap(), tree, "{text} {era:?}");
+            }
+        }
     }
 }

@@ -104,14 +104,13 @@ fn new_stateless_id(client: &str, run_id: &str) -> String {
 }
 
 /// True when the upstream answered `InputRequiredResult`: the call goes on in another round.
-pub(crate) fn asks_input(result: &Result<Value, UpstreamError>) -> bool {
-    matches!(result, Ok(r) if is_input_request(r))
-}
-
 /// Whether a result asks the client for input (an `InputRequiredResult`) instead of finishing.
 pub(crate) fn is_input_request(r: &Value) -> bool {
-    r.get("resultType").and_then(Value::as_str) == Some("input_required")
+    r.get("resultType").and_then(Value::as_str) == Some(INPUT_REQUIRED)
 }
+
+/// The `resultType` of a result that asks the client for input.
+pub(crate) const INPUT_REQUIRED: &str = "input_required";
 
 /// A multi-round call's `inputResponses` and `requestState`, which `call_tool` passes on with the
 /// tool it names.

@@ -7,6 +7,7 @@
 //! upstream except through `Upstream`, and must never log arguments, results or query text.
 //!
 //! `Proxy` and its dispatch live here; its other methods each in the file of their step:
+//! `forward.rs` (`tools/call`: a meta-tool answered, any other tool forwarded),
 //! `call_meta.rs` (`call_tool`, `call_read_only_tool`), `search.rs` (`search_tools`),
 //! `results_call.rs` (big results shaped and paged), `run_script.rs` (code mode),
 //! `session_listing.rs` (`tools/list`: a project's fresh listing, a session's). What they use,
@@ -15,40 +16,36 @@
 //! `held_listing.rs`, `guard_call.rs`, `search_index.rs`, `embedding.rs`, `bridge.rs` and `instructions.rs`.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 use tokio::sync::watch;
 
-use crate::call::{Call, Status};
-use crate::clock;
 use crate::config::Config;
 use crate::listed;
+use crate::mcp::raw::{self, Answer};
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
-use crate::results::{PAGE_TOOL, Results};
+use crate::results::Results;
 use crate::server::proxy::bridge::server_info;
-use crate::server::proxy::calls::{
-    CLIENT_CALL_ID_KEYS, StatelessSessions, asks_input, input_fields, outage_result, split_meta,
-};
+use crate::server::proxy::calls::{StatelessSessions, split_meta};
 use crate::server::proxy::embedding::SemanticState;
 use crate::server::proxy::guard_call::Guard;
 use crate::server::proxy::held_listing::HeldListings;
 use crate::server::proxy::instructions::Facts;
-use crate::server::proxy::meta_tools::{CALL_READ_ONLY_TOOL, CALL_TOOL, RUN_SCRIPT, SEARCH_TOOLS};
 use crate::server::proxy::search_index::IndexCache;
 use crate::server::proxy::session_listing::Built;
 use crate::server::relay::sessions::negotiate_legacy;
 use crate::server::relay::{logs, subscriptions};
 use crate::server::working_set::WorkingSet;
 use crate::store::LogSink;
-use crate::upstream::{CallContext, CatalogSource, Upstream, UpstreamError};
+use crate::upstream::{CatalogSource, Upstream, UpstreamError};
 
 pub mod bridge;
 mod call_meta;
 pub(super) mod calls;
 pub mod embedding;
+mod forward;
 pub mod guard_call;
 pub mod held_listing;
 pub mod instructions;
@@ -75,6 +72,14 @@ impl From<UpstreamError> for RpcError {
             other => RpcError::new(code::INTERNAL_ERROR, other.to_string()),
         }
     }
+}
+
+/// A response as `Proxy::handle_line` gives it: a message, or one already written as a line's
+/// bytes (no newline).
+#[derive(Debug)]
+pub enum Reply {
+    Msg(Value),
+    Line(Vec<u8>),
 }
 
 /// The proxy's shared state: one per process, behind an `Arc`, used by every transport.
@@ -147,7 +152,26 @@ impl Proxy {
     /// Handles one JSON-RPC message (an object). Returns the response for a request, `None` for a
     /// notification or a response the client posted. Takes the message, so a call's arguments
     /// move on upstream instead of being copied.
-    pub async fn handle(&self, mut msg: Map<String, Value>, caller: &Caller) -> Option<Value> {
+    pub async fn handle(&self, msg: Map<String, Value>, caller: &Caller) -> Option<Value> {
+        match self.respond(msg, caller, false).await? {
+            Reply::Msg(v) => Some(v),
+            // Not reached: only `handle_line` gets a reply written as bytes.
+            Reply::Line(line) => serde_json::from_slice(&line).ok(),
+        }
+    }
+
+    /// `handle` for a transport that writes lines (`--stdio`): a forwarded call's result that the
+    /// upstream's wire kept as sent is written as it came (`mcp::raw`), never read into a tree.
+    pub async fn handle_line(&self, msg: Map<String, Value>, caller: &Caller) -> Option<Reply> {
+        self.respond(msg, caller, true).await
+    }
+
+    async fn respond(
+        &self,
+        mut msg: Map<String, Value>,
+        caller: &Caller,
+        raw: bool,
+    ) -> Option<Reply> {
         let params = msg.remove("params").unwrap_or_else(|| json!({}));
         let id = msg.remove("id");
         let Some(method) = msg.get("method").and_then(Value::as_str) else {
@@ -155,12 +179,12 @@ impl Proxy {
                 return None;
             }
             let id = id.unwrap_or(Value::Null);
-            return Some(mcp::error_response(
+            return Some(Reply::Msg(mcp::error_response(
                 &id,
                 code::INVALID_REQUEST,
                 "invalid request: no method",
                 None,
-            ));
+            )));
         };
         let Some(id) = id else {
             // Notifications: nothing to answer. Cancellation cannot be mapped to the upstream's
@@ -168,10 +192,23 @@ impl Proxy {
             tracing::debug!("notification {method}");
             return None;
         };
-        let result = self.dispatch(method, params, caller).await;
+        let result = match method {
+            "tools/call" => self.tools_call(params, caller, raw).await,
+            _ => self
+                .dispatch(method, params, caller)
+                .await
+                .map(Answer::Tree),
+        };
         Some(match result {
-            Ok(r) => mcp::response(&id, bridge::for_client(method, r, caller.era)),
-            Err(e) => mcp::error_response(&id, e.code, &e.message, e.data),
+            Ok(Answer::Tree(r)) => Reply::Msg(mcp::response(
+                &id,
+                bridge::for_client(method, r, caller.era),
+            )),
+            Ok(Answer::Raw(r)) => {
+                let r = bridge::raw_for_client(method, r, caller.era);
+                Reply::Line(raw::response_bytes(&id, &r))
+            }
+            Err(e) => Reply::Msg(mcp::error_response(&id, e.code, &e.message, e.data)),
         })
     }
 
@@ -196,7 +233,6 @@ impl Proxy {
                 })
             }
             ("tools/list", _) => Ok(self.tools_list(caller).await),
-            ("tools/call", _) => self.tools_call(params, caller).await,
             _ => {
                 let (params, ctx) = split_meta(params, caller);
                 Ok(self.upstream.request(method, params, &ctx).await?)
@@ -286,140 +322,5 @@ impl Proxy {
             "capabilities": self.capabilities(),
             "instructions": instructions,
         })
-    }
-
-    async fn tools_call(&self, params: Value, caller: &Caller) -> Result<Value, RpcError> {
-        let Some(name) = params.get("name").and_then(Value::as_str).map(String::from) else {
-            return Err(RpcError::new(
-                code::INVALID_PARAMS,
-                "tools/call needs a string 'name'",
-            ));
-        };
-        self.seen(caller);
-        let (params, ctx) = split_meta(params, caller);
-        match name.as_str() {
-            SEARCH_TOOLS => Ok(self.search_tools(params.get("arguments"), caller).await),
-            PAGE_TOOL => Ok(self.page(params.get("arguments").cloned(), caller).await),
-            CALL_TOOL | CALL_READ_ONLY_TOOL => {
-                let runner = if name == CALL_TOOL {
-                    CALL_TOOL
-                } else {
-                    CALL_READ_ONLY_TOOL
-                };
-                let input = input_fields(&params);
-                self.call_tool(runner, params.get("arguments"), input, ctx, caller)
-                    .await
-            }
-            _ if name.starts_with(meta_tools::SHADOWED_PREFIX) => {
-                // `upstream__search_tools` is the upstream's `search_tools` (meta_tools' rule).
-                let snap = self.upstream.catalog().await;
-                let real = meta_tools::upstream_name(&snap.catalog, &name).to_string();
-                let mut params = params;
-                params["name"] = json!(real);
-                self.forward_call(&real, params, ctx, "direct", caller, true)
-                    .await
-            }
-            RUN_SCRIPT if self.config.code_mode.enabled => {
-                self.run_script(params.get("arguments"), ctx, caller).await
-            }
-            RUN_SCRIPT => Ok(crate::server::proxy::calls::text_result(
-                "run_script is off in mws's config (`codeMode.enabled`); call tools one by one"
-                    .into(),
-                true,
-            )),
-            _ => {
-                self.forward_call(&name, params, ctx, "direct", caller, true)
-                    .await
-            }
-        }
-    }
-
-    /// Sends one call upstream unless `refusal` refuses it, and logs it with `via`. `shape`:
-    /// whether its result is cut to `results.maxTokens` (a script's calls are not: their results
-    /// go to the script, never to the model).
-    pub(crate) async fn forward_call(
-        &self,
-        tool: &str,
-        params: Value,
-        ctx: CallContext,
-        via: &str,
-        caller: &Caller,
-        shape: bool,
-    ) -> Result<Value, RpcError> {
-        let client_call_id = ctx.meta.as_ref().and_then(|m| {
-            CLIENT_CALL_ID_KEYS
-                .iter()
-                .find_map(|k| m.get(*k).and_then(Value::as_str))
-                .map(String::from)
-        });
-        let start = Instant::now();
-        let refusal = self.refusal(tool, &params).await;
-        let refused = refusal.as_ref().map(|r| r.1);
-        let result = match refusal {
-            Some((refusal, _)) => Ok(refusal),
-            None => self.upstream.request("tools/call", params, &ctx).await,
-        };
-        let ms = i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX);
-        if asks_input(&result) {
-            // Not a finished call: the round that completes it (the client's retry) is logged.
-            return Ok(result?);
-        }
-        let (result, bytes_saved) = match result {
-            Ok(r) if refused.is_none() && shape => {
-                let (r, saved) = self.shape(r, caller).await;
-                (Ok(r), saved)
-            }
-            other => (other, None),
-        };
-        let status = match &result {
-            Ok(_) if let Some(status) = refused => status,
-            Ok(r) if r.get("isError") == Some(&json!(true)) => Status::Error,
-            Ok(_) => Status::Ok,
-            Err(UpstreamError::Rpc { .. }) => Status::Error,
-            Err(UpstreamError::Timeout { .. }) => Status::Timeout,
-            Err(UpstreamError::Held(_)) => Status::Held,
-            Err(_) => Status::Upstream,
-        };
-        if let Some(log) = &self.log {
-            log.call(Call {
-                ts: clock::fmt(clock::now()),
-                session_id: self.stateless.session(caller, &self.run_id, Instant::now()),
-                tool: tool.to_string(),
-                via: via.to_string(),
-                status: Some(status),
-                ms: Some(ms),
-                bytes_saved: bytes_saved.map(|b| i64::try_from(b).unwrap_or(i64::MAX)),
-                client: caller.client.clone(),
-                client_call_id,
-                project: caller.project.as_deref().map(str::to_string),
-                source_key: format!(
-                    "proxy:{}:{}",
-                    self.run_id,
-                    self.seq.fetch_add(1, Ordering::Relaxed)
-                ),
-                ..Call::default()
-            });
-        }
-        match result {
-            Ok(r) => Ok(r),
-            // The upstream's own JSON-RPC error is its answer, passed on as is.
-            Err(e @ UpstreamError::Rpc { .. }) => Err(e.into()),
-            // Never sent: the model reads why, and that only the user can change it.
-            Err(e @ UpstreamError::Held(_)) => Ok(crate::server::proxy::calls::text_result(
-                e.to_string(),
-                true,
-            )),
-            Err(e) => Ok(outage_result(tool, &e)),
-        }
-    }
-
-    /// Why `tool` may not be called with `params` (`guard_call`): the result to answer with and
-    /// the call's status.
-    async fn refusal(&self, tool: &str, params: &Value) -> Option<(Value, Status)> {
-        if self.guard.is_open() {
-            return None;
-        }
-        let snap = self.upstream.catalog().await;
-        self.guard.refuse(&snap, tool, params)
     }
 }

@@ -12,10 +12,10 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::task::{JoinHandle, JoinSet};
 
 use crate::mcp::{self, Caller, Era, check, code};
-use crate::server::answer;
+use crate::server::answer::{self, Way};
 use crate::server::http::modern;
-use crate::server::proxy::Proxy;
 use crate::server::proxy::held_listing::SessionKey;
+use crate::server::proxy::{Proxy, Reply};
 use crate::server::relay::sessions::Sessions;
 use crate::server::relay::sessions::{cap_client_name, new_session_id};
 use crate::server::relay::{logs, subscriptions};
@@ -76,7 +76,7 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let client = Arc::new(Client::new()?);
-    let (tx, rx) = mpsc::unbounded_channel::<Value>();
+    let (tx, rx) = mpsc::unbounded_channel::<Reply>();
     let write_task = tokio::spawn(write_lines(writer, rx, client.clone()));
     let notify_task = spawn_list_changes(&proxy, tx.clone(), client.clone());
     let updates_task = spawn_resource_updates(&proxy, tx.clone(), client.clone());
@@ -90,7 +90,7 @@ where
         let msg = match read_message(&line, &client) {
             Ok(msg) => msg,
             Err(resp) => {
-                let _ = tx.send(resp);
+                let _ = tx.send(Reply::Msg(resp));
                 continue;
             }
         };
@@ -98,7 +98,7 @@ where
             Ok(caller) => caller,
             Err(resp) => {
                 if let Some(resp) = resp {
-                    let _ = tx.send(resp);
+                    let _ = tx.send(Reply::Msg(resp));
                 }
                 continue;
             }
@@ -121,14 +121,17 @@ where
 /// Writes every message on `rx` as one line, until every sender is gone.
 async fn write_lines<W>(
     mut writer: W,
-    mut rx: mpsc::UnboundedReceiver<Value>,
+    mut rx: mpsc::UnboundedReceiver<Reply>,
     client: Arc<Client>,
 ) -> std::io::Result<()>
 where
     W: AsyncWrite + Unpin,
 {
-    while let Some(msg) = rx.recv().await {
-        let mut line = serde_json::to_vec(&msg).unwrap_or_default();
+    while let Some(reply) = rx.recv().await {
+        let mut line = match reply {
+            Reply::Msg(msg) => serde_json::to_vec(&msg).unwrap_or_default(),
+            Reply::Line(line) => line,
+        };
         if client.big_ids.load(Ordering::Relaxed) && check::has_big_id(&line) {
             line = check::restore(&line);
         }
@@ -144,7 +147,7 @@ where
 /// client's listing says so (`Proxy::announces_list_change`).
 fn spawn_list_changes(
     proxy: &Arc<Proxy>,
-    tx: mpsc::UnboundedSender<Value>,
+    tx: mpsc::UnboundedSender<Reply>,
     client: Arc<Client>,
 ) -> JoinHandle<()> {
     let mut ws = proxy.working_set_changes();
@@ -164,7 +167,7 @@ fn spawn_list_changes(
             }
             if client.initialized() && proxy.announces_list_change(&key).await {
                 let n = mcp::notification("notifications/tools/list_changed", None);
-                if tx.send(n).is_err() {
+                if tx.send(Reply::Msg(n)).is_err() {
                     return;
                 }
             }
@@ -176,7 +179,7 @@ fn spawn_list_changes(
 /// its prompts and resources list changes once the client initialized.
 fn spawn_resource_updates(
     proxy: &Proxy,
-    tx: mpsc::UnboundedSender<Value>,
+    tx: mpsc::UnboundedSender<Reply>,
     client: Arc<Client>,
 ) -> JoinHandle<()> {
     let up = proxy.upstream().clone();
@@ -201,7 +204,7 @@ fn spawn_resource_updates(
                     .filter(|_| client.initialized())
             });
             if let Some(n) = note
-                && tx.send(n).is_err()
+                && tx.send(Reply::Msg(n)).is_err()
             {
                 return;
             }
@@ -293,7 +296,7 @@ fn spawn_answer(
     msg: Map<String, Value>,
     mut caller: Caller,
     client: &Arc<Client>,
-    tx: &mpsc::UnboundedSender<Value>,
+    tx: &mpsc::UnboundedSender<Reply>,
 ) {
     let way = answer::decide(proxy, &msg, &mut caller, true, *lock(&client.log_level));
     let (proxy, tx, client) = (proxy.clone(), tx.clone(), client.clone());
@@ -306,13 +309,19 @@ fn spawn_answer(
             let up = proxy.upstream().as_ref();
             let (subs, sid) = (&client.subs, Some(client.sub_id.as_str()));
             let resp = subscriptions::answer(up, subs, sid, id, &msg).await;
-            let _ = tx.send(resp);
+            let _ = tx.send(Reply::Msg(resp));
             return;
         }
-        // A call's progress and log messages go out before its answer.
-        let out = |n: Value| drop(tx.send(n));
-        if let Some(resp) = answer::over_lines(&proxy, msg, &caller, way, out).await {
-            let _ = tx.send(resp);
+        let reply = if way == Way::Plain {
+            proxy.handle_line(msg, &caller).await
+        } else {
+            // A call's progress and log messages go out before its answer.
+            let out = |n: Value| drop(tx.send(Reply::Msg(n)));
+            let resp = answer::over_lines(&proxy, msg, &caller, way, out).await;
+            resp.map(Reply::Msg)
+        };
+        if let Some(reply) = reply {
+            let _ = tx.send(reply);
         }
         if initialize {
             // Queued behind the answer: a list change now reaches the client after it.

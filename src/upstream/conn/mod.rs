@@ -14,6 +14,7 @@ use super::remembered;
 use super::wire::{Outgoing, Wire, WireError};
 use super::{CallContext, UpstreamError, UpstreamStatus};
 use crate::mcp::envelope::{envelope, mcp_name, with_meta};
+use crate::mcp::raw::Answer;
 use crate::mcp::{self, Era, code};
 
 /// Our name upstream; a modern request adds `/<client>` when the caller is known.
@@ -92,6 +93,19 @@ mod discover;
 mod handshake;
 mod logs;
 mod subs;
+
+/// How one request is sent (`Conn::request_answer`).
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    /// How long it may take, negotiation included.
+    pub budget: Duration,
+    /// Sent again once on a fresh session when the first one expired (lists).
+    pub reopen: bool,
+    /// `Mcp-Param-*` headers.
+    pub param_headers: &'a [(String, String)],
+    /// A `tools/call` whose result may stay as sent (`Wire::request_result`).
+    pub raw: bool,
+}
 
 fn client_info(client: Option<&str>) -> Value {
     let name = match client {
@@ -198,11 +212,32 @@ impl Conn {
         reopen: bool,
         param_headers: &[(String, String)],
     ) -> Result<Value, UpstreamError> {
-        let mut closing = self.closing.subscribe();
-        let work = tokio::time::timeout(
+        let call = Call {
             budget,
-            self.request_inner(method, params, ctx, budget, reopen, param_headers),
-        );
+            reopen,
+            param_headers,
+            raw: false,
+        };
+        match self.request_answer(method, params, ctx, call).await? {
+            Answer::Tree(result) => Ok(result),
+            Answer::Raw(result) => result.into_value().map_err(|e| {
+                UpstreamError::Protocol(format!("the upstream's result does not read: {e}"))
+            }),
+        }
+    }
+
+    /// `request` for a `tools/call` (`call.raw`): the result as the wire gives it, kept as sent
+    /// where it can (`Wire::request_result`).
+    pub async fn request_answer(
+        &self,
+        method: &str,
+        params: Value,
+        ctx: &CallContext,
+        call: Call<'_>,
+    ) -> Result<Answer, UpstreamError> {
+        let budget = call.budget;
+        let mut closing = self.closing.subscribe();
+        let work = tokio::time::timeout(budget, self.request_inner(method, params, ctx, call));
         let r = tokio::select! {
             r = work => r.unwrap_or(Err(timeout_err(budget))),
             _ = closing.wait_for(|c| *c) => Err(UpstreamError::ShuttingDown),
@@ -219,10 +254,14 @@ impl Conn {
         method: &str,
         params: Value,
         ctx: &CallContext,
-        budget: Duration,
-        reopen: bool,
-        param_headers: &[(String, String)],
-    ) -> Result<Value, UpstreamError> {
+        call: Call<'_>,
+    ) -> Result<Answer, UpstreamError> {
+        let Call {
+            budget,
+            reopen,
+            param_headers,
+            raw,
+        } = call;
         let mut tries = if reopen { 2 } else { 1 };
         let mut params = Some(params);
         loop {
@@ -250,10 +289,18 @@ impl Conn {
                 version: n.version.clone(),
                 in_flight: self.cancels.clone(),
             };
-            let answer = self.wire.request(out).await;
+            let answer = match raw {
+                true => self.wire.request_result(out).await,
+                false => self
+                    .wire
+                    .request(out)
+                    .await
+                    .map(|(s, v)| (s, Answer::Tree(v))),
+            };
             guard.wire = None;
             match answer {
-                Ok((_, resp)) => return rpc_result(resp),
+                Ok((_, Answer::Tree(resp))) => return rpc_result(resp).map(Answer::Tree),
+                Ok((_, Answer::Raw(result))) => return Ok(Answer::Raw(result)),
                 Err(WireError::SessionExpired) => {
                     self.forget(&n).await;
                     if tries == 0 {

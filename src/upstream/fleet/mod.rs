@@ -22,6 +22,7 @@ use serde_json::Value;
 
 use crate::catalog::exposed::name_budget;
 use crate::config::{Config, servers};
+use crate::mcp::raw::Answer;
 use crate::upstream::remote::Remote;
 use crate::upstream::stopped::Stopped;
 use crate::upstream::{
@@ -164,6 +165,10 @@ impl Upstream for Fleet {
         ctx: &CallContext,
     ) -> Result<Value, UpstreamError> {
         route::request(&self.inner, method, params, ctx).await
+    }
+
+    async fn call_tool(&self, params: Value, ctx: &CallContext) -> Result<Answer, UpstreamError> {
+        route::call_tool(&self.inner, params, ctx).await
     }
 
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError> {

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use super::members::{FleetInner, named};
 use crate::catalog::exposed::{SEPARATOR, split_prefixed};
 use crate::mcp::code;
+use crate::mcp::raw::Answer;
 use crate::upstream::{CallContext, MAX_PAGES, UpstreamError};
 
 fn invalid(message: String) -> UpstreamError {
@@ -22,6 +23,29 @@ fn invalid(message: String) -> UpstreamError {
     }
 }
 
+/// A `tools/call` routed as `request` routes it, its result as the member's wire gives it
+/// (`Upstream::call_tool`).
+pub async fn call_tool(
+    f: &FleetInner,
+    mut params: Value,
+    ctx: &CallContext,
+) -> Result<Answer, UpstreamError> {
+    let i = to_tool_owner(f, &mut params).await?;
+    let m = &f.members[i];
+    m.up.call_tool(params, ctx)
+        .await
+        .map_err(|e| named(&m.name, e))
+}
+
+/// The member that owns the tool a `tools/call` names, with `params.name` made that member's
+/// own name for it.
+async fn to_tool_owner(f: &FleetInner, params: &mut Value) -> Result<usize, UpstreamError> {
+    let name = str_at(params, "name").unwrap_or_default().to_string();
+    let (i, tool) = tool_owner(f, &name).await?;
+    params["name"] = Value::String(tool);
+    Ok(i)
+}
+
 pub async fn request(
     f: &FleetInner,
     method: &str,
@@ -30,9 +54,7 @@ pub async fn request(
 ) -> Result<Value, UpstreamError> {
     match method {
         "tools/call" => {
-            let name = str_at(&params, "name").unwrap_or_default().to_string();
-            let (i, tool) = tool_owner(f, &name).await?;
-            params["name"] = Value::String(tool);
+            let i = to_tool_owner(f, &mut params).await?;
             f.send(i, method, params, ctx).await
         }
         "prompts/get" => {

@@ -10,6 +10,8 @@ use serde_json::Value;
 mod refresh;
 
 use crate::config::Config;
+use crate::mcp::raw::Answer;
+use crate::upstream::conn::Call;
 use crate::upstream::{
     CallContext, CatalogSnapshot, LOGIN_NAME, NOTIFICATION_BUFFER, REMEMBERED_FILE, Upstream,
     UpstreamError, UpstreamStatus, cache, conn, http, stdio, target, wire,
@@ -145,6 +147,20 @@ impl Upstream for Remote {
             .cache
             .snapshot(Instant::now())
             .unwrap_or_else(crate::upstream::empty_snapshot)
+    }
+
+    async fn call_tool(&self, params: Value, ctx: &CallContext) -> Result<Answer, UpstreamError> {
+        let headers = self.call_checks("tools/call", &params)?;
+        let call = Call {
+            budget: self.inner.call_budget,
+            reopen: false,
+            param_headers: &headers,
+            raw: true,
+        };
+        self.inner
+            .conn
+            .request_answer("tools/call", params, ctx, call)
+            .await
     }
 
     async fn request(

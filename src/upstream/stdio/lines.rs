@@ -5,16 +5,34 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::oneshot;
 
 use crate::mcp::deep;
+use crate::mcp::raw::RawResult;
 use crate::upstream::wire::{OnNotification, WireError, answer_server_request};
 
-/// Each waiting request's answer: its response, or why the line that answered it was refused.
-pub(super) type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Result<Value, WireError>>>>>;
+/// The waiting requests, by id (`Value::to_string` of it).
+pub(super) type Pending = Arc<Mutex<HashMap<String, Waiter>>>;
+
+/// One waiting request: where its answer goes, and whether it takes a result kept as sent.
+pub(super) struct Waiter {
+    pub(super) tx: oneshot::Sender<Result<Routed, WireError>>,
+    pub(super) raw: bool,
+}
+
+/// A waiting request's answer: the response read, or (a waiter that takes it) the result of a
+/// response kept as sent.
+#[derive(Debug)]
+pub(super) enum Routed {
+    Msg(Value),
+    Raw(RawResult),
+}
 
 /// Routes one line of the child's stdout: a response to its waiter, a notification out, a request
 /// answered. Anything not JSON is skipped with a warning naming the child (`shown`; some servers
@@ -28,6 +46,9 @@ pub(super) async fn route_line(
     note: &OnNotification,
     shown: &str,
 ) {
+    if answered_raw(line, pending) {
+        return;
+    }
     // Parsed as bytes: the parser checks the UTF-8 of every string it reads, so the common line
     // is read once; only a line it refuses that is not UTF-8 is read again, mended.
     let parsed = match deep::parse(line) {
@@ -41,8 +62,9 @@ pub(super) async fn route_line(
         Err(deep::Unparsed::TooDeep {
             response_to: Some(id),
         }) => {
-            if let Some(tx) = pending.lock().unwrap().remove(&id.to_string()) {
-                let _ = tx.send(Err(WireError::Protocol(deep::too_deep("answer"))));
+            if let Some(w) = pending.lock().unwrap().remove(&id.to_string()) {
+                let _ =
+                    w.tx.send(Err(WireError::Protocol(deep::too_deep("answer"))));
             }
             return;
         }
@@ -62,8 +84,8 @@ pub(super) async fn route_line(
     };
     match (msg.get("method").is_some(), msg.get("id")) {
         (false, Some(id)) => {
-            if let Some(tx) = pending.lock().unwrap().remove(&id.to_string()) {
-                let _ = tx.send(Ok(msg));
+            if let Some(w) = pending.lock().unwrap().remove(&id.to_string()) {
+                let _ = w.tx.send(Ok(Routed::Msg(msg)));
             }
         }
         (true, Some(_)) => {
@@ -74,6 +96,46 @@ pub(super) async fn route_line(
         (true, None) => note(&msg),
         (false, None) => {}
     }
+}
+
+/// Answers a waiter that takes a result kept as sent (`RawResult`) when `line` is its response:
+/// the line's head is read to find the waiter, the result's bulk is not built into a tree. False
+/// when it is anything else (another waiter's, not a result object, deeper than the parser
+/// reads, not UTF-8): the line is then routed as a `Value`.
+fn answered_raw(line: &[u8], pending: &Pending) -> bool {
+    #[derive(Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow)]
+        id: Option<&'a RawValue>,
+        method: Option<IgnoredAny>,
+        #[serde(borrow)]
+        result: Option<&'a RawValue>,
+    }
+    if !pending.lock().unwrap().values().any(|w| w.raw) {
+        return false;
+    }
+    let Ok(Head {
+        id: Some(id),
+        method: None,
+        result: Some(result),
+    }) = serde_json::from_slice::<Head>(line)
+    else {
+        return false;
+    };
+    let Ok(id) = serde_json::from_str::<Value>(id.get()) else {
+        return false;
+    };
+    let key = id.to_string();
+    if !pending.lock().unwrap().get(&key).is_some_and(|w| w.raw) {
+        return false;
+    }
+    let Some(result) = RawResult::parse(result.get()) else {
+        return false;
+    };
+    if let Some(w) = pending.lock().unwrap().remove(&key) {
+        let _ = w.tx.send(Ok(Routed::Raw(result)));
+    }
+    true
 }
 
 /// Removes the waiter when a request is abandoned (timeout or cancel).

@@ -14,11 +14,12 @@ use tokio::sync::oneshot;
 
 use super::wire::{OnNotification, Outgoing, Wire, WireError};
 use crate::config::StdioUpstream;
+use crate::mcp::raw::Answer;
 
 mod io;
 mod lines;
 
-use lines::{Pending, PendingGuard, route_line, write_line};
+use lines::{Pending, PendingGuard, Routed, Waiter, route_line, write_line};
 
 /// Wait before the second restart in a row; it doubles per further exit. Raising it spares a
 /// crash-looping command, lowering it brings a flaky one back sooner.
@@ -208,6 +209,41 @@ impl StdioWire {
     }
 }
 
+impl StdioWire {
+    /// Sends a request and waits for its answer; `raw`: a result may come kept as sent.
+    async fn exchange(&self, out: Outgoing<'_>, raw: bool) -> Result<Routed, WireError> {
+        let key = out.msg.get("id").map(Value::to_string).unwrap_or_default();
+        let (rx, pending, stdin, dead, tail) = {
+            let live = self.live.lock().await;
+            let Some(l) = live.as_ref() else {
+                return Err(WireError::Down("upstream process is not running".into()));
+            };
+            let (tx, rx) = oneshot::channel();
+            l.pending
+                .lock()
+                .unwrap()
+                .insert(key.clone(), Waiter { tx, raw });
+            let dead = l.dead.clone();
+            (rx, l.pending.clone(), l.stdin.clone(), dead, l.tail.clone())
+        };
+        let _guard = PendingGuard(&pending, key);
+        write_line(&stdin, out.msg).await?;
+        match rx.await {
+            Ok(Ok(routed)) => Ok(routed),
+            Ok(Err(refused)) => Err(refused),
+            Err(_) => {
+                let why = dead.lock().unwrap().clone();
+                let why = with_tail(why.unwrap_or_else(|| CLOSED.into()), &tail);
+                Err(WireError::Down(format!(
+                    "upstream `{}` exited before answering {}: {why}",
+                    self.describe(),
+                    out.method
+                )))
+            }
+        }
+    }
+}
+
 #[async_trait::async_trait]
 impl Wire for StdioWire {
     async fn connect(&self) -> Result<u64, WireError> {
@@ -241,32 +277,17 @@ impl Wire for StdioWire {
     }
 
     async fn request(&self, out: Outgoing<'_>) -> Result<(u16, Value), WireError> {
-        let key = out.msg.get("id").map(Value::to_string).unwrap_or_default();
-        let (rx, pending, stdin, dead, tail) = {
-            let live = self.live.lock().await;
-            let Some(l) = live.as_ref() else {
-                return Err(WireError::Down("upstream process is not running".into()));
-            };
-            let (tx, rx) = oneshot::channel();
-            l.pending.lock().unwrap().insert(key.clone(), tx);
-            let dead = l.dead.clone();
-            (rx, l.pending.clone(), l.stdin.clone(), dead, l.tail.clone())
-        };
-        let _guard = PendingGuard(&pending, key);
-        write_line(&stdin, out.msg).await?;
-        match rx.await {
-            Ok(Ok(msg)) => Ok((200, msg)),
-            Ok(Err(refused)) => Err(refused),
-            Err(_) => {
-                let why = dead.lock().unwrap().clone();
-                let why = with_tail(why.unwrap_or_else(|| CLOSED.into()), &tail);
-                Err(WireError::Down(format!(
-                    "upstream `{}` exited before answering {}: {why}",
-                    self.describe(),
-                    out.method
-                )))
-            }
+        match self.exchange(out, false).await? {
+            Routed::Msg(msg) => Ok((200, msg)),
+            Routed::Raw(_) => Err(WireError::Protocol("a result kept as sent, unasked".into())),
         }
+    }
+
+    async fn request_result(&self, out: Outgoing<'_>) -> Result<(u16, Answer), WireError> {
+        Ok(match self.exchange(out, true).await? {
+            Routed::Msg(msg) => (200, Answer::Tree(msg)),
+            Routed::Raw(result) => (200, Answer::Raw(result)),
+        })
     }
 
     async fn notify(&self, out: Outgoing<'_>) -> Result<(), WireError> {

@@ -10,6 +10,7 @@ mod http;
 mod legacy;
 mod meta;
 mod names;
+mod passthrough;
 mod python;
 mod results;
 mod serve_cmd;

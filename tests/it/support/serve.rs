@@ -219,6 +219,14 @@ impl StdioServed {
         }
     }
 
+    /// The next line on stdout as written; fails the test after `STDIO_WAIT`.
+    pub async fn next_line(&mut self) -> String {
+        match tokio::time::timeout(STDIO_WAIT, self.lines.next_line()).await {
+            Ok(Ok(Some(line))) => line,
+            _ => panic!("mws --stdio wrote nothing more within 30 s"),
+        }
+    }
+
     /// The next message on stdout; fails the test after `STDIO_WAIT`.
     pub async fn next(&mut self) -> Value {
         let deadline = tokio::time::Instant::now() + STDIO_WAIT;

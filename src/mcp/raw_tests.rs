@@ -1,0 +1,92 @@
+//! Tests of a result kept as sent: read back it is the `Value` the tree path reads, its reply
+//! line is the tree path's reply, and what the tree path refuses it refuses.
+
+use serde_json::{Value, json};
+
+use super::*;
+
+/// Results as upstreams write them: text with escapes and non-ASCII, structured content of each
+/// kind, flags, `_meta`, members repeated, whitespace.
+const RESULTS: &[&str] = &[
+    r#"{"content":[{"type":"text","text":"{\n  \"calendars\": [\"é\", \"\\u00e9\", \"😀\"]\n}"}],"isError":false}"#,
+    r#"{"isError":true,"content":[{"type":"text","text":"boom"}]}"#,
+    r#"{ "content" : [ ] , "structuredContent" : { "a" : [1, 2.5, null, true] } , "_meta" : {"k": "v"} }"#,
+    r#"{"content":[],"structuredContent":[1,2,3],"resultType":"complete"}"#,
+    r#"{"content":[],"structuredContent":"text","x":{"y":[{}]}}"#,
+    r#"{"resultType":"input_required","inputRequests":{"a":{"method":"elicitation/create"}}}"#,
+    r#"{"content":[{"type":"text","text":"one"}],"content":[{"type":"text","text":"two"}]}"#,
+    r#"{}"#,
+];
+
+#[test]
+fn a_result_kept_as_sent_reads_back_as_the_tree_path_reads_it() {
+    for text in RESULTS {
+        let tree: Value = serde_json::from_str(text).unwrap();
+        let raw = RawResult::parse(text).unwrap_or_else(|| panic!("{text}"));
+        let line = response_bytes(&json!(7), &raw);
+        let reply: Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!(
+            reply,
+            json!({"jsonrpc": "2.0", "id": 7, "result": tree}),
+            "{text}"
+        );
+        let answer = Answer::Raw(raw);
+        for key in ["isError", "resultType", "_meta", "content"] {
+            let want = if KEPT.contains(&key) {
+                None
+            } else {
+                tree.get(key)
+            };
+            assert_eq!(answer.member(key), want, "{text}: {key}");
+        }
+        assert_eq!(answer.into_value().unwrap(), tree, "{text}");
+    }
+}
+
+#[test]
+fn the_kept_members_pass_byte_for_byte() {
+    let text =
+        r#"{"content":[{"type":"text","text":"a\u00e9b\/c"}],"structuredContent":{ "z" : 1 }}"#;
+    let raw = RawResult::parse(text).unwrap();
+    let line = String::from_utf8(response_bytes(&json!("id-1"), &raw)).unwrap();
+    assert_eq!(
+        line,
+        r#"{"jsonrpc":"2.0","id":"id-1","result":{"content":[{"type":"text","text":"a\u00e9b\/c"}],"structuredContent":{ "z" : 1 }}}"#
+    );
+    assert_eq!(
+        raw.kept_len(),
+        text.len() - r#"{"content":,"structuredContent":}"#.len()
+    );
+    assert!(!raw.structured_not_object());
+    let array = RawResult::parse(r#"{"structuredContent": [1]}"#).unwrap();
+    assert!(array.structured_not_object());
+    let mut dropped = array;
+    dropped.drop_kept("structuredContent");
+    assert_eq!(dropped.into_value().unwrap(), json!({}));
+}
+
+/// What is not a result object, or nests deeper than the tree path reads, is not kept as sent:
+/// the tree path answers it (and refuses the deep one, as before).
+#[test]
+fn what_the_tree_path_refuses_is_not_kept() {
+    for text in ["[]", "null", "\"text\"", "3", "{", "{\"content\": [}", ""] {
+        assert!(RawResult::parse(text).is_none(), "{text}");
+    }
+    // The same verdict as the parser's on the message the result came in, at the limit and one
+    // past it, whichever member is deep.
+    for levels in [deep::MAX_DEPTH - 3, deep::MAX_DEPTH - 2] {
+        for key in ["content", "_meta"] {
+            let inner = format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+            let result = format!(r#"{{"{key}": {inner}, "s": "[[[[\"]]"}}"#);
+            let message = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{result}}}"#);
+            let tree_reads = deep::parse(message.as_bytes()).is_ok();
+            assert_eq!(
+                RawResult::parse(&result).is_some(),
+                tree_reads,
+                "{key} nested {levels}"
+            );
+        }
+    }
+    assert!(nested_past("[[[", 2));
+    assert!(!nested_past(r#"[["[[[[", "\"[["]]"#, 2));
+}
