@@ -41,10 +41,32 @@ impl RawResult {
         // The kept members are skipped, not parsed, so the parser's depth limit would not look
         // at them: the result is held to it here, as the message it came in would be (the test
         // `what_the_tree_path_refuses_is_not_kept` pins the boundary).
-        if nested_past(text, deep::MAX_DEPTH - 2) {
+        if nested_past(text.as_bytes(), deep::MAX_DEPTH - 2) {
             return None;
         }
         serde_json::from_str(text).ok()
+    }
+
+    /// The id and the result of a JSON-RPC response `line` whose result is an object, read in
+    /// one pass; `None` for anything else (a request or notification, an error, a result that is
+    /// not an object, bytes that are not UTF-8, a line nested deeper than the parser reads).
+    pub fn of_response(line: &[u8]) -> Option<(Value, RawResult)> {
+        #[derive(serde::Deserialize)]
+        struct Head<'a> {
+            #[serde(borrow)]
+            id: Option<&'a RawValue>,
+            method: Option<serde::de::IgnoredAny>,
+            result: Option<RawResult>,
+        }
+        if nested_past(line, deep::MAX_DEPTH - 1) {
+            return None;
+        }
+        let head: Head = serde_json::from_slice(line).ok()?;
+        if head.method.is_some() {
+            return None;
+        }
+        let id = serde_json::from_str(head.id?.get()).ok()?;
+        Some((id, head.result?))
     }
 
     /// The bytes of the kept members: at least the text of `content` and the JSON of
@@ -94,9 +116,9 @@ impl Answer {
 
 /// Whether the JSON `text` nests arrays and objects more than `max` deep (brackets inside strings
 /// do not count).
-fn nested_past(text: &str, max: usize) -> bool {
+fn nested_past(text: &[u8], max: usize) -> bool {
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for b in text.bytes() {
+    for &b in text {
         if in_string {
             match b {
                 _ if escaped => escaped = false,

@@ -85,8 +85,38 @@ fn what_the_tree_path_refuses_is_not_kept() {
                 tree_reads,
                 "{key} nested {levels}"
             );
+            assert_eq!(
+                RawResult::of_response(message.as_bytes()).is_some(),
+                tree_reads,
+                "{key} nested {levels}, the whole response"
+            );
         }
     }
-    assert!(nested_past("[[[", 2));
-    assert!(!nested_past(r#"[["[[[[", "\"[["]]"#, 2));
+    assert!(nested_past(b"[[[", 2));
+    assert!(!nested_past(br#"[["[[[[", "\"[["]]"#, 2));
+}
+
+/// A response line read in one pass: its id and its result kept as sent; anything that is not a
+/// response with an object result is not.
+#[test]
+fn a_response_line_gives_its_id_and_its_result() {
+    let line = br#"{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"x"}],"isError":true},"id":"a-1"}"#;
+    let (id, result) = RawResult::of_response(line).unwrap();
+    assert_eq!(id, json!("a-1"));
+    assert_eq!(result.kept_len(), r#"[{"type":"text","text":"x"}]"#.len());
+    assert_eq!(result.top.get("isError"), Some(&json!(true)));
+    for other in [
+        &br#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#[..],
+        br#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"no"}}"#,
+        br#"{"jsonrpc":"2.0","id":1,"result":[1]}"#,
+        br#"{"jsonrpc":"2.0","result":{}}"#,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"a\xffb\"}}",
+        b"not json",
+    ] {
+        assert!(
+            RawResult::of_response(other).is_none(),
+            "{}",
+            String::from_utf8_lossy(other)
+        );
+    }
 }

@@ -5,10 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::oneshot;
@@ -99,40 +96,23 @@ pub(super) async fn route_line(
 }
 
 /// Answers a waiter that takes a result kept as sent (`RawResult`) when `line` is its response:
-/// the line's head is read to find the waiter, the result's bulk is not built into a tree. False
-/// when it is anything else (another waiter's, not a result object, deeper than the parser
-/// reads, not UTF-8): the line is then routed as a `Value`.
+/// the line is read in one pass (`RawResult::of_response`) and the result's bulk is not built
+/// into a tree. False when it is anything else (another waiter's, not a result object, deeper
+/// than the parser reads, not UTF-8): the line is then routed as a `Value`.
 fn answered_raw(line: &[u8], pending: &Pending) -> bool {
-    #[derive(Deserialize)]
-    struct Head<'a> {
-        #[serde(borrow)]
-        id: Option<&'a RawValue>,
-        method: Option<IgnoredAny>,
-        #[serde(borrow)]
-        result: Option<&'a RawValue>,
-    }
     if !pending.lock().unwrap().values().any(|w| w.raw) {
         return false;
     }
-    let Ok(Head {
-        id: Some(id),
-        method: None,
-        result: Some(result),
-    }) = serde_json::from_slice::<Head>(line)
-    else {
+    let Some((id, result)) = RawResult::of_response(line) else {
         return false;
     };
-    let Ok(id) = serde_json::from_str::<Value>(id.get()) else {
-        return false;
-    };
+    let mut waiting = pending.lock().unwrap();
     let key = id.to_string();
-    if !pending.lock().unwrap().get(&key).is_some_and(|w| w.raw) {
+    if !waiting.get(&key).is_some_and(|w| w.raw) {
         return false;
     }
-    let Some(result) = RawResult::parse(result.get()) else {
-        return false;
-    };
-    if let Some(w) = pending.lock().unwrap().remove(&key) {
+    if let Some(w) = waiting.remove(&key) {
+        drop(waiting);
         let _ = w.tx.send(Ok(Routed::Raw(result)));
     }
     true
