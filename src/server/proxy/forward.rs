@@ -10,37 +10,141 @@ use serde_json::{Value, json};
 
 use crate::call::{Call, Status};
 use crate::clock;
-use crate::mcp::raw::Answer;
-use crate::mcp::{Caller, RpcError, code};
-use crate::results::PAGE_TOOL;
-use crate::server::proxy::Proxy;
+use futures_util::future::BoxFuture;
+
+use crate::mcp::raw::{self, Answer};
+use crate::mcp::{self, Caller, Era, RpcError, code};
+use crate::results::{PAGE_TOOL, Results};
 use crate::server::proxy::calls::{
     CLIENT_CALL_ID_KEYS, INPUT_REQUIRED, input_fields, outage_result, split_meta, text_result,
 };
 use crate::server::proxy::meta_tools::{
     self, CALL_READ_ONLY_TOOL, CALL_TOOL, RUN_SCRIPT, SEARCH_TOOLS,
 };
-use crate::upstream::{CallContext, UpstreamError};
+use crate::server::proxy::{Proxy, Reply, bridge};
+use crate::upstream::{CallContext, Upstream, UpstreamError};
+
+/// A forwarded call's result as a transport takes it: a tree (`Value`), or for one that writes
+/// lines (`Proxy::handle_line`) kept as sent where the upstream's wire keeps it so (`Answer`).
+pub(super) trait Outcome: Sized + Send {
+    /// What the transport writes: a message (`Value`), or a message or a line (`Reply`).
+    type Reply: From<Value>;
+
+    fn tree(result: Value) -> Self;
+
+    /// The call sent upstream (`Upstream::request` or `Upstream::call_tool`).
+    fn call<'a>(
+        up: &'a dyn Upstream,
+        params: Value,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<Self, UpstreamError>>;
+
+    /// A top-level member of the result.
+    fn member(&self, key: &str) -> Option<&Value>;
+
+    /// What shaping to `results` needs of it: a tree, or nothing when it cannot exceed the limit.
+    fn for_shaping(self, results: &Results) -> Shaping<Self>;
+
+    /// The response to request `id` of `method`, bridged to the client's `era`.
+    fn reply(id: &Value, method: &str, result: Self, era: Era) -> Self::Reply;
+}
+
+/// What shaping a result needs (`Outcome::for_shaping`).
+pub(super) enum Shaping<A> {
+    /// Shorter than any limit: it passes as it is.
+    Passes(A),
+    Tree(Value),
+    /// Kept as sent, and its bytes do not read as JSON.
+    Unread(String),
+}
+
+impl Outcome for Value {
+    type Reply = Value;
+
+    fn tree(result: Value) -> Value {
+        result
+    }
+
+    fn call<'a>(
+        up: &'a dyn Upstream,
+        params: Value,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<Value, UpstreamError>> {
+        up.request("tools/call", params, ctx)
+    }
+
+    fn member(&self, key: &str) -> Option<&Value> {
+        self.get(key)
+    }
+
+    fn for_shaping(self, _: &Results) -> Shaping<Value> {
+        Shaping::Tree(self)
+    }
+
+    fn reply(id: &Value, method: &str, result: Value, era: Era) -> Value {
+        mcp::response(id, bridge::for_client(method, result, era))
+    }
+}
+
+impl Outcome for Answer {
+    type Reply = Reply;
+
+    fn tree(result: Value) -> Answer {
+        Answer::Tree(result)
+    }
+
+    fn call<'a>(
+        up: &'a dyn Upstream,
+        params: Value,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, Result<Answer, UpstreamError>> {
+        up.call_tool(params, ctx)
+    }
+
+    fn member(&self, key: &str) -> Option<&Value> {
+        Answer::member(self, key)
+    }
+
+    /// A result kept as sent whose bulk is no longer than `results.maxTokens` cannot need
+    /// shaping and passes as it is; a longer one is read into a tree first.
+    fn for_shaping(self, results: &Results) -> Shaping<Answer> {
+        match self {
+            Answer::Raw(r) if !results.may_exceed(r.kept_len()) => Shaping::Passes(Answer::Raw(r)),
+            Answer::Raw(r) => match r.into_value() {
+                Ok(v) => Shaping::Tree(v),
+                Err(e) => Shaping::Unread(format!("the upstream's result does not read: {e}")),
+            },
+            Answer::Tree(v) => Shaping::Tree(v),
+        }
+    }
+
+    fn reply(id: &Value, method: &str, result: Answer, era: Era) -> Reply {
+        match result {
+            Answer::Tree(r) => Reply::Msg(mcp::response(id, bridge::for_client(method, r, era))),
+            Answer::Raw(r) => {
+                let r = bridge::raw_for_client(method, r, era);
+                Reply::Line(raw::response_bytes(id, &r))
+            }
+        }
+    }
+}
 
 /// How a call is forwarded: logged with `via`, cut to `results.maxTokens` (`shape`; a script's
-/// calls are not: their results go to the script, never to the model), its result kept as sent
-/// where it can be (`raw`).
+/// calls are not: their results go to the script, never to the model).
 #[derive(Debug, Clone, Copy)]
 struct Forward<'a> {
     via: &'a str,
     shape: bool,
-    raw: bool,
 }
 
 impl Proxy {
-    /// A `tools/call`: a meta-tool answered here, any other tool forwarded. `raw`: a forwarded
-    /// call's result may stay as sent (the transport writes it as it came).
-    pub(super) async fn tools_call(
+    /// A `tools/call`: a meta-tool answered here, any other tool forwarded, its result as `A`
+    /// takes it.
+    pub(super) async fn tools_call<A: Outcome>(
         &self,
         params: Value,
         caller: &Caller,
-        raw: bool,
-    ) -> Result<Answer, RpcError> {
+    ) -> Result<A, RpcError> {
         let Some(name) = params.get("name").and_then(Value::as_str).map(String::from) else {
             return Err(RpcError::new(
                 code::INVALID_PARAMS,
@@ -50,10 +154,10 @@ impl Proxy {
         self.seen(caller);
         let (params, ctx) = split_meta(params, caller);
         match name.as_str() {
-            SEARCH_TOOLS => Ok(Answer::Tree(
+            SEARCH_TOOLS => Ok(A::tree(
                 self.search_tools(params.get("arguments"), caller).await,
             )),
-            PAGE_TOOL => Ok(Answer::Tree(
+            PAGE_TOOL => Ok(A::tree(
                 self.page(params.get("arguments").cloned(), caller).await,
             )),
             CALL_TOOL | CALL_READ_ONLY_TOOL => {
@@ -65,7 +169,7 @@ impl Proxy {
                 let input = input_fields(&params);
                 self.call_tool(runner, params.get("arguments"), input, ctx, caller)
                     .await
-                    .map(Answer::Tree)
+                    .map(A::tree)
             }
             _ if name.starts_with(meta_tools::SHADOWED_PREFIX) => {
                 // `upstream__search_tools` is the upstream's `search_tools` (meta_tools' rule).
@@ -75,13 +179,13 @@ impl Proxy {
                 params["name"] = json!(real);
                 self.forward_call(&real, params, ctx, "direct", caller, true)
                     .await
-                    .map(Answer::Tree)
+                    .map(A::tree)
             }
             RUN_SCRIPT if self.config.code_mode.enabled => self
                 .run_script(params.get("arguments"), ctx, caller)
                 .await
-                .map(Answer::Tree),
-            RUN_SCRIPT => Ok(Answer::Tree(text_result(
+                .map(A::tree),
+            RUN_SCRIPT => Ok(A::tree(text_result(
                 "run_script is off in mws's config (`codeMode.enabled`); call tools one by one"
                     .into(),
                 true,
@@ -90,7 +194,6 @@ impl Proxy {
                 let how = Forward {
                     via: "direct",
                     shape: true,
-                    raw,
                 };
                 self.forward(&name, params, ctx, caller, how).await
             }
@@ -109,30 +212,20 @@ impl Proxy {
         caller: &Caller,
         shape: bool,
     ) -> Result<Value, RpcError> {
-        let how = Forward {
-            via,
-            shape,
-            raw: false,
-        };
-        match self.forward(tool, params, ctx, caller, how).await? {
-            Answer::Tree(result) => Ok(result),
-            // Not reached: only a `raw` call gets a result kept as sent.
-            Answer::Raw(result) => result
-                .into_value()
-                .map_err(|e| RpcError::new(code::INTERNAL_ERROR, e.to_string())),
-        }
+        let how = Forward { via, shape };
+        self.forward(tool, params, ctx, caller, how).await
     }
 
-    /// `forward_call`, its result kept as sent where `how.raw` allows and the wire gives it so.
-    async fn forward(
+    /// `forward_call`, its result as `A` takes it.
+    async fn forward<A: Outcome>(
         &self,
         tool: &str,
         params: Value,
         ctx: CallContext,
         caller: &Caller,
         how: Forward<'_>,
-    ) -> Result<Answer, RpcError> {
-        let Forward { via, shape, raw } = how;
+    ) -> Result<A, RpcError> {
+        let Forward { via, shape } = how;
         let client_call_id = ctx.meta.as_ref().and_then(|m| {
             CLIENT_CALL_ID_KEYS
                 .iter()
@@ -143,13 +236,8 @@ impl Proxy {
         let refusal = self.refusal(tool, &params).await;
         let refused = refusal.as_ref().map(|r| r.1);
         let result = match refusal {
-            Some((refusal, _)) => Ok(Answer::Tree(refusal)),
-            None if raw => self.upstream.call_tool(params, &ctx).await,
-            None => self
-                .upstream
-                .request("tools/call", params, &ctx)
-                .await
-                .map(Answer::Tree),
+            Some((refusal, _)) => Ok(A::tree(refusal)),
+            None => A::call(&*self.upstream, params, &ctx).await,
         };
         let ms = i64::try_from(start.elapsed().as_millis()).unwrap_or(i64::MAX);
         if let Ok(a) = &result
@@ -196,34 +284,25 @@ impl Proxy {
             // The upstream's own JSON-RPC error is its answer, passed on as is.
             Err(e @ UpstreamError::Rpc { .. }) => Err(e.into()),
             // Never sent: the model reads why, and that only the user can change it.
-            Err(e @ UpstreamError::Held(_)) => Ok(Answer::Tree(text_result(e.to_string(), true))),
-            Err(e) => Ok(Answer::Tree(outage_result(tool, &e))),
+            Err(e @ UpstreamError::Held(_)) => Ok(A::tree(text_result(e.to_string(), true))),
+            Err(e) => Ok(A::tree(outage_result(tool, &e))),
         }
     }
 
-    /// `answer` cut to `results.maxTokens` (`shape`), and the bytes saved. A result kept as sent
-    /// whose bulk is no longer than that cannot need it and passes as it is; a longer one is read
-    /// into a tree first.
-    async fn shaped(
+    /// `result` cut to `results.maxTokens` (`shape`), and the bytes saved.
+    async fn shaped<A: Outcome>(
         &self,
-        answer: Answer,
+        result: A,
         caller: &Caller,
-    ) -> (Result<Answer, UpstreamError>, Option<usize>) {
-        let result = match answer {
-            Answer::Raw(r) if !self.results.may_exceed(r.kept_len()) => {
-                return (Ok(Answer::Raw(r)), None);
+    ) -> (Result<A, UpstreamError>, Option<usize>) {
+        match result.for_shaping(&self.results) {
+            Shaping::Passes(r) => (Ok(r), None),
+            Shaping::Tree(v) => {
+                let (result, saved) = self.shape(v, caller).await;
+                (Ok(A::tree(result)), saved)
             }
-            Answer::Raw(r) => match r.into_value() {
-                Ok(v) => v,
-                Err(e) => {
-                    let why = format!("the upstream's result does not read: {e}");
-                    return (Err(UpstreamError::Protocol(why)), None);
-                }
-            },
-            Answer::Tree(v) => v,
-        };
-        let (result, saved) = self.shape(result, caller).await;
-        (Ok(Answer::Tree(result)), saved)
+            Shaping::Unread(why) => (Err(UpstreamError::Protocol(why)), None),
+        }
     }
 
     /// Why `tool` may not be called with `params` (`guard_call`): the result to answer with and

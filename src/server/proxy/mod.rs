@@ -24,12 +24,13 @@ use tokio::sync::watch;
 
 use crate::config::Config;
 use crate::listed;
-use crate::mcp::raw::{self, Answer};
+use crate::mcp::raw::Answer;
 use crate::mcp::{self, Caller, Era, RpcError, SUPPORTED_VERSIONS, code};
 use crate::results::Results;
 use crate::server::proxy::bridge::server_info;
 use crate::server::proxy::calls::{StatelessSessions, split_meta};
 use crate::server::proxy::embedding::SemanticState;
+use crate::server::proxy::forward::Outcome;
 use crate::server::proxy::guard_call::Guard;
 use crate::server::proxy::held_listing::HeldListings;
 use crate::server::proxy::instructions::Facts;
@@ -80,6 +81,12 @@ impl From<UpstreamError> for RpcError {
 pub enum Reply {
     Msg(Value),
     Line(Vec<u8>),
+}
+
+impl From<Value> for Reply {
+    fn from(msg: Value) -> Reply {
+        Reply::Msg(msg)
+    }
 }
 
 /// The proxy's shared state: one per process, behind an `Arc`, used by every transport.
@@ -153,25 +160,21 @@ impl Proxy {
     /// notification or a response the client posted. Takes the message, so a call's arguments
     /// move on upstream instead of being copied.
     pub async fn handle(&self, msg: Map<String, Value>, caller: &Caller) -> Option<Value> {
-        match self.respond(msg, caller, false).await? {
-            Reply::Msg(v) => Some(v),
-            // Not reached: only `handle_line` gets a reply written as bytes.
-            Reply::Line(line) => serde_json::from_slice(&line).ok(),
-        }
+        self.respond::<Value>(msg, caller).await
     }
 
     /// `handle` for a transport that writes lines (`--stdio`): a forwarded call's result that the
     /// upstream's wire kept as sent is written as it came (`mcp::raw`), never read into a tree.
     pub async fn handle_line(&self, msg: Map<String, Value>, caller: &Caller) -> Option<Reply> {
-        self.respond(msg, caller, true).await
+        self.respond::<Answer>(msg, caller).await
     }
 
-    async fn respond(
+    /// `handle`, a forwarded call's result as `A` takes it.
+    async fn respond<A: Outcome>(
         &self,
         mut msg: Map<String, Value>,
         caller: &Caller,
-        raw: bool,
-    ) -> Option<Reply> {
+    ) -> Option<A::Reply> {
         let params = msg.remove("params").unwrap_or_else(|| json!({}));
         let id = msg.remove("id");
         let Some(method) = msg.get("method").and_then(Value::as_str) else {
@@ -179,12 +182,13 @@ impl Proxy {
                 return None;
             }
             let id = id.unwrap_or(Value::Null);
-            return Some(Reply::Msg(mcp::error_response(
+            let error = mcp::error_response(
                 &id,
                 code::INVALID_REQUEST,
                 "invalid request: no method",
                 None,
-            )));
+            );
+            return Some(error.into());
         };
         let Some(id) = id else {
             // Notifications: nothing to answer. Cancellation cannot be mapped to the upstream's
@@ -193,22 +197,12 @@ impl Proxy {
             return None;
         };
         let result = match method {
-            "tools/call" => self.tools_call(params, caller, raw).await,
-            _ => self
-                .dispatch(method, params, caller)
-                .await
-                .map(Answer::Tree),
+            "tools/call" => self.tools_call::<A>(params, caller).await,
+            _ => self.dispatch(method, params, caller).await.map(A::tree),
         };
         Some(match result {
-            Ok(Answer::Tree(r)) => Reply::Msg(mcp::response(
-                &id,
-                bridge::for_client(method, r, caller.era),
-            )),
-            Ok(Answer::Raw(r)) => {
-                let r = bridge::raw_for_client(method, r, caller.era);
-                Reply::Line(raw::response_bytes(&id, &r))
-            }
-            Err(e) => Reply::Msg(mcp::error_response(&id, e.code, &e.message, e.data)),
+            Ok(r) => A::reply(&id, method, r, caller.era),
+            Err(e) => mcp::error_response(&id, e.code, &e.message, e.data).into(),
         })
     }
 

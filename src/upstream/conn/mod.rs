@@ -1,6 +1,7 @@
 //! Requests over a `Wire`: the per-request `_meta` envelope for modern upstreams, and what an
 //! expired session or a dead peer means for a request. Negotiation (discover probe, `initialize`)
-//! is in `handshake.rs`, log levels in `logs.rs`, resource subscriptions in `subs.rs`.
+//! is in `handshake.rs`, log levels in `logs.rs`, resource subscriptions in `subs.rs`, what an
+//! answer is read into in `reading.rs`.
 //! Must not know about the catalog cache or downstream clients beyond `CallContext`.
 
 use std::path::PathBuf;
@@ -15,7 +16,7 @@ use super::wire::{Outgoing, Wire, WireError};
 use super::{CallContext, UpstreamError, UpstreamStatus};
 use crate::mcp::envelope::{envelope, mcp_name, with_meta};
 use crate::mcp::raw::Answer;
-use crate::mcp::{self, Era, code};
+use crate::mcp::{self, Era};
 
 /// Our name upstream; a modern request adds `/<client>` when the caller is known.
 pub const CLIENT_NAME: &str = "mcp-working-set";
@@ -92,9 +93,12 @@ impl InFlight {
 mod discover;
 mod handshake;
 mod logs;
+mod reading;
 mod subs;
 
-/// How one request is sent (`Conn::request_answer`).
+use reading::{Kept, Reading, Tree, rpc_result};
+
+/// How one request is sent (`Conn::request`, `Conn::call_tool`).
 #[derive(Debug, Clone, Copy)]
 pub struct Call<'a> {
     /// How long it may take, negotiation included.
@@ -103,8 +107,6 @@ pub struct Call<'a> {
     pub reopen: bool,
     /// `Mcp-Param-*` headers.
     pub param_headers: &'a [(String, String)],
-    /// A `tools/call` whose result may stay as sent (`Wire::request_result`).
-    pub raw: bool,
 }
 
 fn client_info(client: Option<&str>) -> Value {
@@ -201,43 +203,53 @@ impl Conn {
         json!(self.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
-    /// Sends one request. `reopen` re-negotiates and sends again once if the legacy session had
-    /// expired (for `tools/list`, never for calls, which may have side effects).
+    /// Sends one request and returns its `result`. `call.reopen` re-negotiates and sends again
+    /// once if the legacy session had expired (for `tools/list`, never for calls, which may have
+    /// side effects).
     pub async fn request(
         &self,
         method: &str,
         params: Value,
         ctx: &CallContext,
-        budget: Duration,
-        reopen: bool,
-        param_headers: &[(String, String)],
+        call: Call<'_>,
     ) -> Result<Value, UpstreamError> {
-        let call = Call {
-            budget,
-            reopen,
-            param_headers,
-            raw: false,
+        let sent = async {
+            rpc_result(
+                self.request_inner::<Tree>(method, params, ctx, call)
+                    .await?,
+            )
         };
-        match self.request_answer(method, params, ctx, call).await? {
-            Answer::Tree(result) => Ok(result),
-            Answer::Raw(result) => result.into_value().map_err(|e| {
-                UpstreamError::Protocol(format!("the upstream's result does not read: {e}"))
-            }),
-        }
+        self.settled(call.budget, sent).await
     }
 
-    /// `request` for a `tools/call` (`call.raw`): the result as the wire gives it, kept as sent
-    /// where it can (`Wire::request_result`).
-    pub async fn request_answer(
+    /// `request("tools/call", ..)` with the result as the wire gives it: kept as sent where it
+    /// can (`Wire::request_result`).
+    pub async fn call_tool(
         &self,
-        method: &str,
         params: Value,
         ctx: &CallContext,
         call: Call<'_>,
     ) -> Result<Answer, UpstreamError> {
-        let budget = call.budget;
+        let sent = async {
+            match self
+                .request_inner::<Kept>("tools/call", params, ctx, call)
+                .await?
+            {
+                Answer::Tree(resp) => rpc_result(resp).map(Answer::Tree),
+                kept => Ok(kept),
+            }
+        };
+        self.settled(call.budget, sent).await
+    }
+
+    /// `sent` within `budget` and cut short by closing, its outcome noted in the status.
+    async fn settled<T>(
+        &self,
+        budget: Duration,
+        sent: impl Future<Output = Result<T, UpstreamError>>,
+    ) -> Result<T, UpstreamError> {
         let mut closing = self.closing.subscribe();
-        let work = tokio::time::timeout(budget, self.request_inner(method, params, ctx, call));
+        let work = tokio::time::timeout(budget, sent);
         let r = tokio::select! {
             r = work => r.unwrap_or(Err(timeout_err(budget))),
             _ = closing.wait_for(|c| *c) => Err(UpstreamError::ShuttingDown),
@@ -249,18 +261,19 @@ impl Conn {
         r
     }
 
-    async fn request_inner(
+    /// Sends the request, negotiating first where needed, and gives the wire's answer as `R`
+    /// reads it.
+    async fn request_inner<R: Reading>(
         &self,
         method: &str,
         params: Value,
         ctx: &CallContext,
         call: Call<'_>,
-    ) -> Result<Answer, UpstreamError> {
+    ) -> Result<R::Out, UpstreamError> {
         let Call {
             budget,
             reopen,
             param_headers,
-            raw,
         } = call;
         let mut tries = if reopen { 2 } else { 1 };
         let mut params = Some(params);
@@ -289,18 +302,10 @@ impl Conn {
                 version: n.version.clone(),
                 in_flight: self.cancels.clone(),
             };
-            let answer = match raw {
-                true => self.wire.request_result(out).await,
-                false => self
-                    .wire
-                    .request(out)
-                    .await
-                    .map(|(s, v)| (s, Answer::Tree(v))),
-            };
+            let answer = R::read(&*self.wire, out).await;
             guard.wire = None;
             match answer {
-                Ok((_, Answer::Tree(resp))) => return rpc_result(resp).map(Answer::Tree),
-                Ok((_, Answer::Raw(result))) => return Ok(Answer::Raw(result)),
+                Ok((_, answer)) => return Ok(answer),
                 Err(WireError::SessionExpired) => {
                     self.forget(&n).await;
                     if tries == 0 {
@@ -367,25 +372,6 @@ impl Conn {
         };
         self.wire.notify(out).await.map_err(down)
     }
-}
-
-pub(super) fn rpc_result(mut resp: Value) -> Result<Value, UpstreamError> {
-    if let Some(r) = resp.get_mut("result") {
-        return Ok(r.take());
-    }
-    let e = resp.get("error").cloned().unwrap_or(Value::Null);
-    Err(UpstreamError::Rpc {
-        code: e
-            .get("code")
-            .and_then(Value::as_i64)
-            .unwrap_or(code::INTERNAL_ERROR),
-        message: e
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string(),
-        data: e.get("data").cloned(),
-    })
 }
 
 pub(super) fn down(e: WireError) -> UpstreamError {

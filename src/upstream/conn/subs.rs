@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::Outgoing;
-use super::{CallContext, Conn, Negotiated, UpstreamError};
+use super::{Call, CallContext, Conn, Negotiated, UpstreamError};
 use crate::mcp::{self, Era};
 
 /// What a change to one URI's count does upstream.
@@ -70,9 +70,11 @@ impl Conn {
                 method,
                 json!({ "uri": uri }),
                 &CallContext::default(),
-                budget,
-                false,
-                &[],
+                Call {
+                    budget,
+                    reopen: false,
+                    param_headers: &[],
+                },
             )
             .await
             .map(|_| ());

@@ -155,12 +155,8 @@ impl Upstream for Remote {
             budget: self.inner.call_budget,
             reopen: false,
             param_headers: &headers,
-            raw: true,
         };
-        self.inner
-            .conn
-            .request_answer("tools/call", params, ctx, call)
-            .await
+        self.inner.conn.call_tool(params, ctx, call).await
     }
 
     async fn request(
@@ -171,17 +167,12 @@ impl Upstream for Remote {
     ) -> Result<Value, UpstreamError> {
         let reopen = method.ends_with("/list");
         let headers = self.call_checks(method, &params)?;
-        self.inner
-            .conn
-            .request(
-                method,
-                params,
-                ctx,
-                self.inner.call_budget,
-                reopen,
-                &headers,
-            )
-            .await
+        let call = Call {
+            budget: self.inner.call_budget,
+            reopen,
+            param_headers: &headers,
+        };
+        self.inner.conn.request(method, params, ctx, call).await
     }
 
     async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), UpstreamError> {

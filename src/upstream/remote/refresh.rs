@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::upstream::conn::Call;
 use crate::upstream::{CallContext, MAX_PAGES, UpstreamError};
 
 /// Tools one listing of one server may hold: a server that passes it (endless cursors, or a
@@ -114,10 +115,12 @@ impl Inner {
                     None => serde_json::json!({}),
                 };
                 let ctx = CallContext::default();
-                let mut result = self
-                    .conn
-                    .request("tools/list", params, &ctx, budget, true, &[])
-                    .await?;
+                let call = Call {
+                    budget,
+                    reopen: true,
+                    param_headers: &[],
+                };
+                let mut result = self.conn.request("tools/list", params, &ctx, call).await?;
                 match result.get_mut("tools").map(Value::take) {
                     Some(Value::Array(page)) => {
                         bytes += page.iter().map(crate::mcp::json_len).sum::<usize>();

@@ -10,25 +10,37 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 use tokio::sync::oneshot;
 
-use crate::mcp::deep;
-use crate::mcp::raw::RawResult;
+use crate::mcp::raw::{Answer, RawResult};
+use crate::mcp::{self, deep};
 use crate::upstream::wire::{OnNotification, WireError, answer_server_request};
 
 /// The waiting requests, by id (`Value::to_string` of it).
 pub(super) type Pending = Arc<Mutex<HashMap<String, Waiter>>>;
 
-/// One waiting request: where its answer goes, and whether it takes a result kept as sent.
-pub(super) struct Waiter {
-    pub(super) tx: oneshot::Sender<Result<Routed, WireError>>,
-    pub(super) raw: bool,
+/// One waiting request and where its answer goes: the response read into a tree (`Tree`), or
+/// for a request that takes it (`Wire::request_result`) a result kept as sent (`Kept`).
+pub(super) enum Waiter {
+    Tree(oneshot::Sender<Result<Value, WireError>>),
+    Kept(oneshot::Sender<Result<Answer, WireError>>),
 }
 
-/// A waiting request's answer: the response read, or (a waiter that takes it) the result of a
-/// response kept as sent.
-#[derive(Debug)]
-pub(super) enum Routed {
-    Msg(Value),
-    Raw(RawResult),
+impl Waiter {
+    /// Hands it the response `msg`, read into a tree.
+    fn answer(self, msg: Value) {
+        // A waiter gone (its request abandoned) has nothing to hand it to.
+        match self {
+            Waiter::Tree(tx) => drop(tx.send(Ok(msg))),
+            Waiter::Kept(tx) => drop(tx.send(Ok(Answer::Tree(msg)))),
+        }
+    }
+
+    /// Fails its request with `why`.
+    fn refuse(self, why: WireError) {
+        match self {
+            Waiter::Tree(tx) => drop(tx.send(Err(why))),
+            Waiter::Kept(tx) => drop(tx.send(Err(why))),
+        }
+    }
 }
 
 /// Routes one line of the child's stdout: a response to its waiter, a notification out, a request
@@ -43,7 +55,7 @@ pub(super) async fn route_line(
     note: &OnNotification,
     shown: &str,
 ) {
-    if answered_raw(line, pending) {
+    if answered_kept(line, pending) {
         return;
     }
     // Parsed as bytes: the parser checks the UTF-8 of every string it reads, so the common line
@@ -60,8 +72,7 @@ pub(super) async fn route_line(
             response_to: Some(id),
         }) => {
             if let Some(w) = pending.lock().unwrap().remove(&id.to_string()) {
-                let _ =
-                    w.tx.send(Err(WireError::Protocol(deep::too_deep("answer"))));
+                w.refuse(WireError::Protocol(deep::too_deep("answer")));
             }
             return;
         }
@@ -82,7 +93,7 @@ pub(super) async fn route_line(
     match (msg.get("method").is_some(), msg.get("id")) {
         (false, Some(id)) => {
             if let Some(w) = pending.lock().unwrap().remove(&id.to_string()) {
-                let _ = w.tx.send(Ok(Routed::Msg(msg)));
+                w.answer(msg);
             }
         }
         (true, Some(_)) => {
@@ -95,25 +106,32 @@ pub(super) async fn route_line(
     }
 }
 
-/// Answers a waiter that takes a result kept as sent (`RawResult`) when `line` is its response:
-/// the line is read in one pass (`RawResult::of_response`) and the result's bulk is not built
-/// into a tree. False when it is anything else (another waiter's, not a result object, deeper
-/// than the parser reads, not UTF-8): the line is then routed as a `Value`.
-fn answered_raw(line: &[u8], pending: &Pending) -> bool {
-    if !pending.lock().unwrap().values().any(|w| w.raw) {
+/// Answers a waiting request when `line` is a response with a result object and some waiter
+/// takes a result kept as sent: the line is read in one pass (`RawResult::of_response`) and, for
+/// a `Kept` waiter, the result's bulk is not built into a tree. False when no waiter takes one or
+/// the line is anything else (a request, an error, not a result object, deeper than the parser
+/// reads, not UTF-8): it is then routed as a `Value`.
+fn answered_kept(line: &[u8], pending: &Pending) -> bool {
+    let kept = |w: &Waiter| matches!(w, Waiter::Kept(_));
+    if !pending.lock().unwrap().values().any(kept) {
         return false;
     }
     let Some((id, result)) = RawResult::of_response(line) else {
         return false;
     };
-    let mut waiting = pending.lock().unwrap();
-    let key = id.to_string();
-    if !waiting.get(&key).is_some_and(|w| w.raw) {
-        return false;
-    }
-    if let Some(w) = waiting.remove(&key) {
-        drop(waiting);
-        let _ = w.tx.send(Ok(Routed::Raw(result)));
+    let waiter = pending.lock().unwrap().remove(&id.to_string());
+    match waiter {
+        Some(Waiter::Kept(tx)) => {
+            let _ = tx.send(Ok(Answer::Raw(result)));
+        }
+        Some(w) => match result.into_value() {
+            Ok(result) => w.answer(mcp::response(&id, result)),
+            Err(e) => w.refuse(WireError::Protocol(format!(
+                "the answer does not read: {e}"
+            ))),
+        },
+        // Nobody waits for it (a request abandoned): nothing to do.
+        None => {}
     }
     true
 }

@@ -19,7 +19,7 @@ use crate::mcp::raw::Answer;
 mod io;
 mod lines;
 
-use lines::{Pending, PendingGuard, Routed, Waiter, route_line, write_line};
+use lines::{Pending, PendingGuard, Waiter, route_line, write_line};
 
 /// Wait before the second restart in a row; it doubles per further exit. Raising it spares a
 /// crash-looping command, lowering it brings a flaky one back sooner.
@@ -210,8 +210,12 @@ impl StdioWire {
 }
 
 impl StdioWire {
-    /// Sends a request and waits for its answer; `raw`: a result may come kept as sent.
-    async fn exchange(&self, out: Outgoing<'_>, raw: bool) -> Result<Routed, WireError> {
+    /// Sends a request and waits for its answer, handed to the waiter `waiter` makes.
+    async fn exchange<T>(
+        &self,
+        out: Outgoing<'_>,
+        waiter: fn(oneshot::Sender<Result<T, WireError>>) -> Waiter,
+    ) -> Result<T, WireError> {
         let key = out.msg.get("id").map(Value::to_string).unwrap_or_default();
         let (rx, pending, stdin, dead, tail) = {
             let live = self.live.lock().await;
@@ -219,18 +223,14 @@ impl StdioWire {
                 return Err(WireError::Down("upstream process is not running".into()));
             };
             let (tx, rx) = oneshot::channel();
-            l.pending
-                .lock()
-                .unwrap()
-                .insert(key.clone(), Waiter { tx, raw });
+            l.pending.lock().unwrap().insert(key.clone(), waiter(tx));
             let dead = l.dead.clone();
             (rx, l.pending.clone(), l.stdin.clone(), dead, l.tail.clone())
         };
         let _guard = PendingGuard(&pending, key);
         write_line(&stdin, out.msg).await?;
         match rx.await {
-            Ok(Ok(routed)) => Ok(routed),
-            Ok(Err(refused)) => Err(refused),
+            Ok(answer) => answer,
             Err(_) => {
                 let why = dead.lock().unwrap().clone();
                 let why = with_tail(why.unwrap_or_else(|| CLOSED.into()), &tail);
@@ -277,17 +277,11 @@ impl Wire for StdioWire {
     }
 
     async fn request(&self, out: Outgoing<'_>) -> Result<(u16, Value), WireError> {
-        match self.exchange(out, false).await? {
-            Routed::Msg(msg) => Ok((200, msg)),
-            Routed::Raw(_) => Err(WireError::Protocol("a result kept as sent, unasked".into())),
-        }
+        Ok((200, self.exchange(out, Waiter::Tree).await?))
     }
 
     async fn request_result(&self, out: Outgoing<'_>) -> Result<(u16, Answer), WireError> {
-        Ok(match self.exchange(out, true).await? {
-            Routed::Msg(msg) => (200, Answer::Tree(msg)),
-            Routed::Raw(result) => (200, Answer::Raw(result)),
-        })
+        Ok((200, self.exchange(out, Waiter::Kept).await?))
     }
 
     async fn notify(&self, out: Outgoing<'_>) -> Result<(), WireError> {

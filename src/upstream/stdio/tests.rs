@@ -17,7 +17,7 @@ async fn lines_are_routed_as_bytes_and_bytes_not_utf8_are_mended() {
         pending
             .lock()
             .unwrap()
-            .insert(id.to_string(), Waiter { tx, raw: false });
+            .insert(id.to_string(), Waiter::Tree(tx));
         rx
     };
     let (mut one, mut two) = (wait("1"), wait("2"));
@@ -40,46 +40,56 @@ async fn lines_are_routed_as_bytes_and_bytes_not_utf8_are_mended() {
         "t",
     )
     .await;
-    assert_eq!(msg(one.try_recv().unwrap())["result"], json!({"t": "ok"}));
+    assert_eq!(
+        one.try_recv().unwrap().unwrap()["result"],
+        json!({"t": "ok"})
+    );
     let mended = two
         .try_recv()
         .expect("the line with bytes not UTF-8 is answered");
-    assert_eq!(msg(mended)["result"], json!({"t": "a\u{FFFD}b"}));
+    assert_eq!(mended.unwrap()["result"], json!({"t": "a\u{FFFD}b"}));
     assert_eq!(notes.lock().unwrap().len(), 1);
     assert!(pending.lock().unwrap().is_empty());
 }
 
-fn msg(routed: Result<Routed, WireError>) -> Value {
-    match routed.unwrap() {
-        Routed::Msg(m) => m,
-        Routed::Raw(r) => panic!("a result kept as sent for a waiter that did not ask: {r:?}"),
+/// The response a `Kept` waiter got read into a tree.
+fn tree(answer: Result<Answer, WireError>) -> Value {
+    match answer.unwrap() {
+        Answer::Tree(m) => m,
+        Answer::Raw(r) => panic!("kept as sent: {r:?}"),
     }
 }
 
 /// A waiter that takes a result kept as sent gets its response's result so, when the result is
 /// an object the parser reads; anything else reaches it as a message, as before: an error, a
 /// result that is not an object, a line not UTF-8 (mended), one nested past the parser's limit
-/// (refused). Another waiter's response never reaches it.
+/// (refused). Another waiter's response never reaches it, and that waiter gets its response as a
+/// tree, id and all.
 #[tokio::test]
 async fn a_waiter_that_asks_gets_its_result_kept_as_sent() {
     let pending: Pending = Arc::default();
     let stdin = tokio::sync::Mutex::new(None);
     let note: OnNotification = Arc::new(|_: &Value| {});
-    let wait = |id: &str, raw: bool| {
+    let wait = |id: &str| {
         let (tx, rx) = oneshot::channel();
         pending
             .lock()
             .unwrap()
-            .insert(id.to_string(), Waiter { tx, raw });
+            .insert(id.to_string(), Waiter::Kept(tx));
         rx
     };
+    let (tx, mut other) = oneshot::channel();
+    pending
+        .lock()
+        .unwrap()
+        .insert("2".to_string(), Waiter::Tree(tx));
     let route = |line: Vec<u8>| {
         let (pending, stdin, note) = (&pending, &stdin, &note);
         async move { route_line(&line, pending, stdin, note, "t").await }
     };
-    let (mut kept, mut other) = (wait("\"a\"", true), wait("2", false));
-    let (mut error, mut array) = (wait("3", true), wait("4", true));
-    let (mut mended, mut deep) = (wait("5", true), wait("6", true));
+    let mut kept = wait("\"a\"");
+    let (mut error, mut array) = (wait("3"), wait("4"));
+    let (mut mended, mut deep) = (wait("5"), wait("6"));
     route(br#"{"jsonrpc":"2.0","id":2,"result":{"content":[]}}"#.to_vec()).await;
     route(br#"{"jsonrpc":"2.0","id":"a","result":{"content":[{"type":"text","text":"x"}],"isError":false}}"#.to_vec()).await;
     route(br#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"no"}}"#.to_vec()).await;
@@ -89,20 +99,21 @@ async fn a_waiter_that_asks_gets_its_result_kept_as_sent() {
     let line = format!(r#"{{"jsonrpc":"2.0","id":6,"result":{{"content":{nested}}}}}"#);
     route(line.into_bytes()).await;
     match kept.try_recv().unwrap().unwrap() {
-        Routed::Raw(r) => {
+        Answer::Raw(r) => {
             assert_eq!(r.kept_len(), r#"[{"type":"text","text":"x"}]"#.len());
             assert_eq!(r.top.get("isError"), Some(&json!(false)));
         }
-        Routed::Msg(m) => panic!("read into a tree: {m}"),
+        Answer::Tree(m) => panic!("read into a tree: {m}"),
     }
+    let other = other.try_recv().unwrap().unwrap();
     assert_eq!(
-        msg(other.try_recv().unwrap())["result"],
-        json!({"content": []})
+        other,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}})
     );
-    assert_eq!(msg(error.try_recv().unwrap())["error"]["code"], -32602);
-    assert_eq!(msg(array.try_recv().unwrap())["result"], json!([1]));
+    assert_eq!(tree(error.try_recv().unwrap())["error"]["code"], -32602);
+    assert_eq!(tree(array.try_recv().unwrap())["result"], json!([1]));
     assert_eq!(
-        msg(mended.try_recv().unwrap())["result"]["content"],
+        tree(mended.try_recv().unwrap())["result"]["content"],
         "a\u{FFFD}b"
     );
     match deep.try_recv().unwrap() {
