@@ -378,15 +378,7 @@ async fn stdio_serving_reaches_every_server() {
         "transcripts": []
     });
     let mut mws = serve::StdioServed::start(dir.path(), &config);
-    mws.send(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "fleet-test", "version": "1"}}}),
-    )
-    .await;
-    assert_eq!(mws.next().await["id"], 1);
-    mws.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    mws.initialize("fleet-test").await;
     mws.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}))
         .await;
     let list = mws.next().await;
@@ -413,12 +405,7 @@ async fn stdio_serving_reaches_every_server() {
         mws.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": name, "arguments": args}}))
             .await;
-        let r = loop {
-            let m = mws.next().await;
-            if m["id"] == id {
-                break m;
-            }
-        };
+        let r = mws.reply(id).await;
         assert!(!failed(&r) && said(&r).contains(want), "{name}: {r}");
     }
     mws.close().await;

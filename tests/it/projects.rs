@@ -66,23 +66,10 @@ impl World {
         let rt = tokio::runtime::Runtime::new().unwrap();
         rt.block_on(async {
             let mut s = StdioServed::start_in_folder(self.dir.path(), &self.config, folder);
-            s.send(
-                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {},
-                "clientInfo": {"name": "test", "version": "0"}}}),
-            )
-            .await;
-            let _ = s.next().await;
-            s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-                .await;
+            s.initialize("test").await;
             s.send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
                 .await;
-            let reply = loop {
-                let m = s.next().await;
-                if m["id"] == 2 {
-                    break m;
-                }
-            };
+            let reply = s.reply(2).await;
             s.close().await;
             let tools = reply["result"]["tools"].as_array().cloned().unwrap();
             tools

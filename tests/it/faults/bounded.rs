@@ -118,24 +118,12 @@ async fn an_outage_is_a_tool_result_in_both_eras_and_over_stdio() {
 
     let stdio_dir = tempfile::tempdir().unwrap();
     let mut stdio = StdioServed::start(stdio_dir.path(), &config(stdio_dir.path(), "die"));
-    stdio
-        .send(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "outage-test", "version": "1"}}}),
-        )
-        .await;
-    assert_eq!(stdio.next().await["id"], 1);
+    stdio.initialize("outage-test").await;
     stdio
         .send(&json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
             "params": {"name": "echo", "arguments": {}}}))
         .await;
-    let r = loop {
-        let m = stdio.next().await;
-        if m["id"] == 2 {
-            break m;
-        }
-    };
+    let r = stdio.reply(2).await;
     let text = outage_text(&r);
     assert!(
         text.starts_with(want) && text.contains("dying immediately"),

@@ -123,25 +123,12 @@ async fn over_stdio_a_wrong_typed_call_is_refused_and_the_fixed_one_runs() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("received.log");
     let mut mws = StdioServed::start(dir.path(), &config(&log));
-    mws.send(
-        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "guard-test", "version": "1"}}}),
-    )
-    .await;
-    assert_eq!(mws.next().await["id"], 1);
-    mws.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    mws.initialize("guard-test").await;
     let mut ask = async |id: i64, args: Value| {
         mws.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "call_tool", "arguments": {"name": TOOL, "arguments": args}}}))
             .await;
-        loop {
-            let m = mws.next().await;
-            if m["id"] == id {
-                break m["result"].clone();
-            }
-        }
+        mws.reply(id).await["result"].clone()
     };
     assert_refused(&ask(2, json!({"a": "1", "b": 2})).await);
     assert_eq!(

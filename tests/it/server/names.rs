@@ -393,26 +393,13 @@ async fn over_stdio_shortened_and_case_twin_names_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let (config, log) = config(dir.path(), json!({"deny": ["gh__delete_repo", "*_forks"]}));
     let mut mws = StdioServed::start(dir.path(), &config);
-    mws.send(
-        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "names-test", "version": "1"}}}),
-    )
-    .await;
-    assert_eq!(mws.next().await["id"], 0);
-    mws.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    mws.initialize("names-test").await;
     let mut ask = async |id: i64, name: &str, arguments: Value| {
         mws.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": name, "arguments": arguments}}))
             .await;
-        loop {
-            let m = mws.next().await;
-            if m["id"] == id {
-                let r = &m["result"];
-                break (clients::text(r), r["isError"] == json!(true));
-            }
-        }
+        let r = &mws.reply(id).await["result"];
+        (clients::text(r), r["isError"] == json!(true))
     };
     let (short, full) = (short(), full());
     let shortened =

@@ -2,7 +2,8 @@
 //! through one server and through several (`servers`), to a client of either era: the upstream
 //! (`support/named_stdio.py`, Python's `json.dumps`) writes `", "` and `": "` between members,
 //! and a result read into a tree would be written back compact. A call through `call_tool` takes
-//! the tree path, so the same result comes back compact, with the same meaning.
+//! the tree path, so the same result comes back compact, with the same meaning. A client id too
+//! big for a JSON number comes back as its digits around the kept bytes.
 
 use serde_json::{Value, json};
 
@@ -15,13 +16,9 @@ fn as_sent(tool: &str) -> String {
 }
 
 async fn reply(mws: &mut StdioServed, id: i64) -> (String, Value) {
-    loop {
-        let line = mws.next_line().await;
-        let msg: Value = serde_json::from_str(&line).unwrap();
-        if msg["id"] == id {
-            return (line, msg);
-        }
-    }
+    let line = mws.reply_line(id).await;
+    let msg = serde_json::from_str(&line).unwrap();
+    (line, msg)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -43,15 +40,7 @@ async fn a_stdio_upstreams_result_passes_as_sent_in_either_era() {
         config["timeouts"] = json!({"listMs": 20000, "callMs": 20000});
         config["transcripts"] = json!([]);
         let mut mws = StdioServed::start(dir.path(), &config);
-        mws.send(
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "passthrough-test", "version": "1"}}}),
-        )
-        .await;
-        reply(&mut mws, 0).await;
-        mws.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
+        mws.initialize("passthrough-test").await;
         let call = json!({"name": name, "arguments": {}});
         mws.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}))
             .await;
@@ -79,6 +68,21 @@ async fn a_stdio_upstreams_result_passes_as_sent_in_either_era() {
         let (line, tree) = reply(&mut mws, 3).await;
         assert!(!line.contains(&as_sent("list_repos")), "{line}");
         assert_eq!(tree["result"], legacy["result"], "{line}");
+        // An id too big for a JSON number comes back as its digits around the kept bytes.
+        let big = "123456789012345678901234567890";
+        let params = json!({"name": name, "arguments": {}});
+        mws.send_text(&format!(
+            r#"{{"jsonrpc":"2.0","id":{big},"method":"tools/call","params":{params}}}"#
+        ))
+        .await;
+        let line = loop {
+            let line = mws.next_line().await;
+            if line.contains(big) {
+                break line;
+            }
+        };
+        assert!(line.contains(&format!(r#""id":{big},"#)), "{line}");
+        assert!(line.contains(&as_sent("list_repos")), "{line}");
         mws.close().await;
     }
 }

@@ -346,37 +346,36 @@ async fn over_stdio_big_results_are_shaped_and_paged_and_zero_turns_it_off() {
     for (max, shaped) in [(MAX_TOKENS, true), (0, false)] {
         let dir = tempfile::tempdir().unwrap();
         let mut mws = StdioServed::start(dir.path(), &config(json!({"maxTokens": max})));
-        mws.send(
-            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "results-test", "version": "1"}}}),
-        )
-        .await;
-        assert_eq!(mws.next().await["id"], 1);
-        mws.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        let mut ask = async |id: i64, name: &str, args: Value| {
-            mws.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                "params": {"name": "call_tool", "arguments": {"name": name, "arguments": args}}}))
-                .await;
-            loop {
-                let m = mws.next().await;
-                if m["id"] == id {
-                    break m["result"].clone();
+        mws.initialize("results-test").await;
+        let mut ask = async |id: i64, name: &str, args: Value, direct: bool| {
+            let params = match direct {
+                true => json!({"name": name, "arguments": args}),
+                false => {
+                    json!({"name": "call_tool", "arguments": {"name": name, "arguments": args}})
                 }
-            }
+            };
+            mws.send(
+                &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+            )
+            .await;
+            mws.reply(id).await["result"].clone()
         };
-        let r = ask(2, "big_text", json!({})).await;
-        if !shaped {
-            assert_eq!(texts(&r), [big_text()]);
-            continue;
+        // Through `call_tool` (read into a tree), and by its name (kept as sent until it is
+        // found longer than `maxTokens`, then read and cut the same way).
+        for (n, direct) in [(2, false), (4, true)] {
+            let r = ask(n, "big_text", json!({}), direct).await;
+            if !shaped {
+                assert_eq!(texts(&r), [big_text()], "direct {direct}");
+                continue;
+            }
+            assert!(tokens(&r) <= MAX_TOKENS, "direct {direct}");
+            let (id, offset) = next_call(texts(&r)[0]);
+            let args = json!({"id": id, "offset": offset});
+            let p = ask(n + 1, "mws_result_page", args, false).await;
+            let t = texts(&p);
+            assert!(big_text()[offset as usize..].starts_with(t[0]), "{p}");
+            assert!(t[1].contains("read on with call_tool"), "{p}");
         }
-        assert!(tokens(&r) <= MAX_TOKENS);
-        let (id, offset) = next_call(texts(&r)[0]);
-        let p = ask(3, "mws_result_page", json!({"id": id, "offset": offset})).await;
-        let t = texts(&p);
-        assert!(big_text()[offset as usize..].starts_with(t[0]), "{p}");
-        assert!(t[1].contains("read on with call_tool"), "{p}");
         mws.close().await;
     }
 }

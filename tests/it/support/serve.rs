@@ -203,10 +203,16 @@ impl StdioServed {
     }
 
     pub async fn send(&mut self, msg: &Value) {
+        self.send_text(&msg.to_string()).await;
+    }
+
+    /// Writes `line` as it is, and a newline (for what a `Value` cannot hold, such as an id too
+    /// big for a JSON number).
+    pub async fn send_text(&mut self, line: &str) {
         use tokio::io::AsyncWriteExt;
         let stdin = self.stdin.as_mut().expect("stdin already closed");
         stdin
-            .write_all(format!("{msg}\n").as_bytes())
+            .write_all(format!("{line}\n").as_bytes())
             .await
             .unwrap();
     }
@@ -225,6 +231,38 @@ impl StdioServed {
             Ok(Ok(Some(line))) => line,
             _ => panic!("mws --stdio wrote nothing more within 30 s"),
         }
+    }
+
+    /// The 2025-11-25 handshake as `client`: `initialize` (id 0), its response (which must come
+    /// first), and `notifications/initialized`. Returns the response.
+    pub async fn initialize(&mut self, client: &str) -> Value {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": client, "version": "1"}}}),
+        )
+        .await;
+        let init = self.next().await;
+        assert_eq!(init["id"], 0, "{init}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        init
+    }
+
+    /// The line that answers request `id`, as written; the lines before it are skipped.
+    pub async fn reply_line(&mut self, id: i64) -> String {
+        loop {
+            let line = self.next_line().await;
+            let msg: Value = serde_json::from_str(&line).unwrap();
+            if msg["id"] == id && msg.get("method").is_none() {
+                return line;
+            }
+        }
+    }
+
+    /// The response to request `id`; the messages before it are skipped.
+    pub async fn reply(&mut self, id: i64) -> Value {
+        serde_json::from_str(&self.reply_line(id).await).unwrap()
     }
 
     /// The next message on stdout; fails the test after `STDIO_WAIT`.
