@@ -115,21 +115,28 @@ impl Answer {
 }
 
 /// Whether the JSON `text` nests arrays and objects more than `max` deep (brackets inside strings
-/// do not count).
+/// do not count). A string is jumped over to its next quote or backslash (`memchr`), not walked
+/// byte by byte: in a tool result the strings are most of the bytes.
 fn nested_past(text: &[u8], max: usize) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &b in text {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = text.get(i) {
+        i += 1;
         match b {
-            b'"' => in_string = true,
+            b'"' => loop {
+                // Past the string's closing quote; an unterminated one holds no brackets.
+                let Some(at) = text
+                    .get(i..)
+                    .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+                else {
+                    return false;
+                };
+                i += at + 1;
+                match text[i - 1] {
+                    b'\\' => i += 1,
+                    _ => break,
+                }
+            },
             b'[' | b'{' => {
                 depth += 1;
                 if depth > max {

@@ -96,6 +96,53 @@ fn what_the_tree_path_refuses_is_not_kept() {
     assert!(!nested_past(br#"[["[[[[", "\"[["]]"#, 2));
 }
 
+/// The depth check gives the verdict of a byte-by-byte walk on every text of up to six bytes
+/// made of brackets, quotes, backslashes and a letter (strings jumped over, escapes, unterminated
+/// strings and a trailing backslash included), at every limit those texts reach.
+#[test]
+fn the_depth_check_jumps_strings_with_the_same_verdict_as_a_walk() {
+    fn walked(text: &[u8], max: usize) -> bool {
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        for &b in text {
+            match b {
+                _ if in_string && escaped => escaped = false,
+                b'\\' if in_string => escaped = true,
+                b'"' => in_string = !in_string,
+                _ if in_string => {}
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > max {
+                        return true;
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        false
+    }
+    let alphabet = *b"[]{}\"\\a";
+    let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut last: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..6 {
+        last = last
+            .iter()
+            .flat_map(|t| alphabet.iter().map(move |&b| [t.as_slice(), &[b]].concat()))
+            .collect();
+        texts.extend(last.iter().cloned());
+    }
+    for text in &texts {
+        for max in 0..4 {
+            assert_eq!(
+                nested_past(text, max),
+                walked(text, max),
+                "{:?} at {max}",
+                String::from_utf8_lossy(text)
+            );
+        }
+    }
+}
+
 /// A response line read in one pass: its id and its result kept as sent; anything that is not a
 /// response with an object result is not.
 #[test]
