@@ -6,12 +6,11 @@
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 
 use crate::call::{Call, Status};
 use crate::clock;
-use futures_util::future::BoxFuture;
-
 use crate::mcp::raw::{self, Answer};
 use crate::mcp::{self, Caller, Era, RpcError, code};
 use crate::results::{PAGE_TOOL, Results};
