@@ -65,6 +65,33 @@ fn a_weak_best_candidate_is_marked_weak() {
     ));
 }
 
+/// A best match that holds only a synonym of the request's words, for a request with a word no
+/// tool holds, is weak however well the synonym scores; one that holds a word as written is not
+/// made weak by this rule. On the 527-tool LiveMCPBench catalog: "send" reaches an HTTP `post`
+/// tool by a synonym, and no tool holds "email" or "manager"; no tool holds "Tesla", but the best
+/// holds "trading".
+#[test]
+fn a_best_holding_only_synonyms_of_a_request_with_unknown_words_is_weak() {
+    let ix = index(&load("livemcp-catalog.json"));
+    let opts = QueryOptions {
+        limit: Some(8),
+        ..Default::default()
+    };
+    for (q, want_weak) in [
+        ("send an email to my manager", true),
+        ("what's Tesla trading at right now", false),
+    ] {
+        let r = ix.search_with(q, &HashSet::new(), &opts);
+        let got = names(&r);
+        assert!(!got.is_empty(), "{q}");
+        assert_eq!(
+            r.json.get("weak") == Some(&json!(true)),
+            want_weak,
+            "{q}: {got:?}"
+        );
+    }
+}
+
 /// A weak or empty reply names the request's words no tool's text holds, as typed: never a
 /// value (a URL, a time), a word over 32 bytes, a word twice, or more than three; names and
 /// longer words first, shown in request order.

@@ -269,12 +269,7 @@ fn ranked(
             let strength = match hits.first() {
                 _ if !may_be_nothing => Strength::Close,
                 None => Strength::Nothing,
-                Some(&(top, _))
-                    if ix.confidence(index, top as usize, &words)
-                        < ix.min_confidence(index, &words) =>
-                {
-                    Strength::Weak
-                }
+                Some(&(top, _)) if ix.weak_best(index, top as usize, &words) => Strength::Weak,
                 Some(_) => Strength::Close,
             };
             (hits, matched, strength)

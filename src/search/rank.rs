@@ -289,6 +289,24 @@ impl SearchIndex {
         got / unseen_idf(index.n_docs())
     }
 
+    /// Whether `top`, the best keyword match, is a weak one: under the confidence bar
+    /// (`min_confidence`), or holding only synonyms of the query's words while the query has a
+    /// word the catalog lacks entirely ("send an email to my manager": `send` reaches an HTTP
+    /// `post` tool by a synonym, and no tool has `email` or `manager`). Never in catalogs of
+    /// fewer than `MIN_TOOLS_FOR_NOTHING` tools.
+    pub(super) fn weak_best(&self, index: &Index, top: usize, words: &[QueryWord]) -> bool {
+        if self.confidence(index, top, words) < self.min_confidence(index, words) {
+            return true;
+        }
+        index.n_docs() >= MIN_TOOLS_FOR_NOTHING
+            && words.iter().any(|w| w.terms.is_empty())
+            && !words.iter().any(|w| {
+                w.terms
+                    .iter()
+                    .any(|&(t, _, syn)| !syn && index.counts(top, t) != [0; 4])
+            })
+    }
+
     /// The confidence below which a query gets nothing: `MIN_CONFIDENCE`, lowered for queries
     /// that could not reach it (only common words, or a synonym alone) to `MIN_SHARE` of the
     /// most their words could score. A word the catalog lacks entirely (no term, no synonym)

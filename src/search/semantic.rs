@@ -292,7 +292,9 @@ pub(super) fn fused(
     let kw_conf = kw
         .first()
         .map(|&(top, _)| ix.confidence(index, top as usize, words));
-    let kw_weak = kw_conf.is_none_or(|c| c < ix.min_confidence(index, words));
+    let kw_weak = kw
+        .first()
+        .is_none_or(|&(top, _)| ix.weak_best(index, top as usize, words));
     let share = match kw_conf {
         Some(c) if c >= CONFIDENT_KEYWORDS => share.max(KEYWORD_SHARE),
         _ => share,
