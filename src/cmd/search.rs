@@ -354,7 +354,7 @@ fn write_explain(out: &mut impl Write, reply: &Reply) -> std::io::Result<()> {
 fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::io::Result<()> {
     writeln!(
         out,
-        "    score {:.3} = {:.3} × name bonus {:.2}{}{}{}; confidence {:.2} (weak below {:.2})",
+        "    score {:.3} = {:.3} × name bonus {:.2}{}{}{}; confidence {:.2} (weak below {:.2}{})",
         e.score * e.prior * e.server.as_ref().map_or(1.0, |s| s.factor),
         e.base,
         e.name_bonus,
@@ -377,7 +377,13 @@ fn write_explain_one(out: &mut impl Write, e: &crate::search::Explain) -> std::i
             String::new()
         },
         e.confidence,
-        e.min_confidence
+        e.min_confidence,
+        if e.only_synonyms {
+            "; as the best, weak anyway: it matches by synonyms only, and a word of the request \
+             is in no tool"
+        } else {
+            ""
+        }
     )?;
     for w in &e.words {
         let tf: Vec<String> = FIELDS

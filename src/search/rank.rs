@@ -79,6 +79,9 @@ pub struct Explain {
     pub confidence: f32,
     /// The confidence the best tool needs, else nothing matches (`min_confidence`).
     pub min_confidence: f32,
+    /// It holds only synonyms of the query's words, and the query has words no tool holds: as
+    /// the best, a weak match whatever its confidence (`only_synonyms`).
+    pub only_synonyms: bool,
     pub words: Vec<WordExplain>,
 }
 
@@ -290,21 +293,10 @@ impl SearchIndex {
     }
 
     /// Whether `top`, the best keyword match, is a weak one: under the confidence bar
-    /// (`min_confidence`), or holding only synonyms of the query's words while the query has a
-    /// word the catalog lacks entirely ("send an email to my manager": `send` reaches an HTTP
-    /// `post` tool by a synonym, and no tool has `email` or `manager`). Never in catalogs of
-    /// fewer than `MIN_TOOLS_FOR_NOTHING` tools.
+    /// (`min_confidence`), or `only_synonyms`.
     pub(super) fn weak_best(&self, index: &Index, top: usize, words: &[QueryWord]) -> bool {
-        if self.confidence(index, top, words) < self.min_confidence(index, words) {
-            return true;
-        }
-        index.n_docs() >= MIN_TOOLS_FOR_NOTHING
-            && words.iter().any(|w| w.terms.is_empty())
-            && !words.iter().any(|w| {
-                w.terms
-                    .iter()
-                    .any(|&(t, _, syn)| !syn && index.counts(top, t) != [0; 4])
-            })
+        self.confidence(index, top, words) < self.min_confidence(index, words)
+            || only_synonyms(index, top, words)
     }
 
     /// The confidence below which a query gets nothing: `MIN_CONFIDENCE`, lowered for queries
@@ -392,9 +384,25 @@ impl SearchIndex {
             cosine: None,
             confidence: self.confidence(index, doc, words),
             min_confidence: self.min_confidence(index, words),
+            only_synonyms: only_synonyms(index, doc, words),
             words: parts,
         }
     }
+}
+
+/// Whether `doc` holds none of the query's words as written, only synonyms of them, while the
+/// query has a word the catalog lacks entirely: as the best match it is weak however well the
+/// synonyms score ("send an email to my manager": `send` reaches an HTTP `post` tool by a
+/// synonym, and no tool has `manager`). Never in catalogs of fewer than
+/// `MIN_TOOLS_FOR_NOTHING` tools.
+fn only_synonyms(index: &Index, doc: usize, words: &[QueryWord]) -> bool {
+    index.n_docs() >= MIN_TOOLS_FOR_NOTHING
+        && words.iter().any(|w| w.terms.is_empty())
+        && !words.iter().any(|w| {
+            w.terms
+                .iter()
+                .any(|&(t, _, syn)| !syn && index.counts(doc, t) != [0; 4])
+        })
 }
 
 /// The idf of a term no tool has (BM25's idf at document frequency 0).
